@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module.js';
+import { AppConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { ApiExceptionFilter } from './errors/api-exception.filter.js';
+import { HealthModule } from './health/health.module.js';
+import { JsonBodyModule } from './http/json-body.module.js';
+import { createValidationPipe } from './http/validation.pipe.js';
+import { PlantsModule } from './plants/plants.module.js';
+
+/**
+ * The composition root. Cross-cutting pieces are providers here (APP_FILTER, APP_PIPE;
+ * APP_GUARD in AuthModule), so a test that boots AppModule gets what production runs.
+ */
+@Module({
+  imports: [
+    AppConfigModule,
+    DatabaseModule,
+    JsonBodyModule,
+    AuthModule,
+    PlantsModule,
+    HealthModule,
+  ],
+  providers: [
+    { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { Strategy } from 'passport-http-bearer';
+import { AuthenticatedClient, TokenVerifier } from './token-verifier.js';
+
+export const BEARER_STRATEGY = 'bearer';
+
+/** RFC 6750 bearer tokens, checked by whichever TokenVerifier the app binds. */
+@Injectable()
+export class BearerStrategy extends PassportStrategy(
+  Strategy,
+  BEARER_STRATEGY,
+) {
+  constructor(private readonly verifier: TokenVerifier) {
+    super();
+  }
+
+  /**
+   * passport-http-bearer also takes `access_token` from the query string and the body
+   * (RFC 6750 sections 2.2, 2.3). Tokens in URLs end up in logs and caches, so this
+   * service reads the Authorization header only.
+   */
+  override authenticate(request: Request, options?: object): void {
+    const headersOnly = {
+      headers: { authorization: request.headers.authorization },
+    };
+    super.authenticate(headersOnly as Request, options);
+  }
+
+  async validate(token: string): Promise<AuthenticatedClient | false> {
+    return (await this.verifier.verify(token)) ?? false;
+  }
+}

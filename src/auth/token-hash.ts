@@ -1,0 +1,22 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * The index of the stored hash equal to the token's, or -1. Every stored hash is compared
+ * in constant time and none is skipped, so the time taken says nothing about which tokens
+ * exist or how close a guess came.
+ */
+export function findTokenHash(
+  token: string,
+  hashes: readonly Buffer[],
+): number {
+  const candidate = hashToken(token);
+  let found = -1;
+  hashes.forEach((hash, index) => {
+    if (timingSafeEqual(candidate, hash)) found = index;
+  });
+  return found;
+}

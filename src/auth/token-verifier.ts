@@ -1,0 +1,15 @@
+/** Who a valid token belongs to; what the guard puts on `request.user`. */
+export interface AuthenticatedClient {
+  /** A label for logs, never the token itself. */
+  readonly name: string;
+}
+
+/**
+ * Decides whether a bearer token is valid. The guard depends on this class only, so a
+ * team can bind another implementation (JWT, introspection, a token table) in its own
+ * module: `{ provide: TokenVerifier, useClass: MyVerifier }`.
+ */
+export abstract class TokenVerifier {
+  /** Resolves to the client the token belongs to, or undefined when it is not valid. */
+  abstract verify(token: string): Promise<AuthenticatedClient | undefined>;
+}

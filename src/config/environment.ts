@@ -1,0 +1,146 @@
+import { Inject } from '@nestjs/common';
+import { registerAs } from '@nestjs/config';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+
+const NODE_ENVS = ['development', 'production', 'test'] as const;
+const LOG_LEVELS = [
+  'fatal',
+  'error',
+  'warn',
+  'log',
+  'debug',
+  'verbose',
+] as const;
+
+const splitList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0)
+    : value;
+
+/**
+ * Every setting the service reads, with its default and its rule. This class is the
+ * single source of truth for configuration; the README table mirrors it.
+ */
+export class Environment {
+  @IsIn(NODE_ENVS, { message: `must be one of ${NODE_ENVS.join(', ')}` })
+  NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
+
+  @IsInt({ message: 'must be an integer port number' })
+  @Min(0, { message: 'must be between 0 and 65535' })
+  @Max(65535, { message: 'must be between 0 and 65535' })
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** Unset: the service starts an embedded PostgreSQL under DATA_DIR. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+    message: 'must be a postgres:// or postgresql:// connection URL',
+  })
+  DATABASE_URL?: string = undefined;
+
+  /** Comma-separated bearer tokens accepted by the service. */
+  @Transform(splitList)
+  @IsString({ each: true })
+  @Matches(/^[\x21-\x7e]{16,}$/, {
+    each: true,
+    message:
+      'must be a comma-separated list of tokens of at least 16 printable ASCII characters',
+  })
+  API_TOKENS: string[] = [];
+
+  /** Largest accepted request body, in bytes or with a unit: 16kb, 1mb. */
+  @Matches(/^\d+(b|kb|mb)?$/i, {
+    message: 'must be a size such as 16384, 16kb or 1mb',
+  })
+  BODY_LIMIT = '16kb';
+
+  /** Where the embedded database and the development token live. */
+  @IsString()
+  DATA_DIR = '.data';
+
+  @IsInt()
+  @Min(1024, { message: 'must be between 1024 and 65535' })
+  @Max(65535, { message: 'must be between 1024 and 65535' })
+  EMBEDDED_DATABASE_PORT = 54329;
+
+  @IsInt()
+  @Min(1, { message: 'must be between 1 and 100' })
+  @Max(100, { message: 'must be between 1 and 100' })
+  DATABASE_POOL_SIZE = 10;
+
+  @IsInt()
+  @Min(100, { message: 'must be between 100 and 60000 (milliseconds)' })
+  @Max(60_000, { message: 'must be between 100 and 60000 (milliseconds)' })
+  DATABASE_CONNECT_TIMEOUT_MS = 2_000;
+
+  @IsInt()
+  @Min(100, { message: 'must be between 100 and 600000 (milliseconds)' })
+  @Max(600_000, { message: 'must be between 100 and 600000 (milliseconds)' })
+  DATABASE_QUERY_TIMEOUT_MS = 5_000;
+
+  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
+}
+
+/** Raised at boot; its message names every offending variable and never its value. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
+function describe(errors: ValidationError[]): string {
+  return errors
+    .map((error) => {
+      const rules = Object.values(error.constraints ?? {});
+      return `${error.property} ${rules[0] ?? 'is invalid'}`;
+    })
+    .join('; ');
+}
+
+/**
+ * Reads the settings from an environment (process.env in production). Empty values count
+ * as unset so that `PORT=` in a compose file falls back to the default.
+ */
+export function validateEnvironment(
+  env: Record<string, string | undefined>,
+): Environment {
+  const known = new Environment();
+  const given = Object.fromEntries(
+    Object.entries(env).filter(
+      ([key, value]) => key in known && value !== undefined && value !== '',
+    ),
+  );
+  const environment = plainToInstance(Environment, given, {
+    enableImplicitConversion: true,
+    exposeDefaultValues: true,
+  });
+  const errors = validateSync(environment, { forbidUnknownValues: true });
+  if (errors.length > 0) {
+    throw new ConfigurationError(`Invalid configuration: ${describe(errors)}.`);
+  }
+  return environment;
+}
+
+/** The validated environment as a @nestjs/config namespace, read once when the app boots. */
+export const environmentConfig = registerAs('environment', () =>
+  validateEnvironment(process.env),
+);
+
+/** Injects the typed, validated Environment. */
+export const InjectEnvironment = (): PropertyDecorator & ParameterDecorator =>
+  Inject(environmentConfig.KEY);

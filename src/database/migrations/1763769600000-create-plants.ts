@@ -1,0 +1,20 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class CreatePlants1763769600000 implements MigrationInterface {
+  name = 'CreatePlants1763769600000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE plants (
+        id         bigint      PRIMARY KEY,
+        name       text        NOT NULL,
+        tag        text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )
+    `);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE plants');
+  }
+}

@@ -1,0 +1,89 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+
+/**
+ * The error catalogue: the one place that knows which statuses the service answers with
+ * and the sentence each says when nothing more specific is known. The message is sent to
+ * clients as is, so it must never carry their input, a stack or driver text.
+ */
+export const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
+  [HttpStatus.BAD_REQUEST]: 'The request is invalid.',
+  [HttpStatus.UNAUTHORIZED]:
+    'A valid bearer token is required in the Authorization header.',
+  [HttpStatus.FORBIDDEN]: 'The token does not allow this request.',
+  [HttpStatus.NOT_FOUND]: 'No resource exists at this path.',
+  [HttpStatus.METHOD_NOT_ALLOWED]: 'This method is not allowed on this path.',
+  [HttpStatus.CONFLICT]: 'The request conflicts with the stored state.',
+  [HttpStatus.PAYLOAD_TOO_LARGE]: 'The request body is larger than allowed.',
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]:
+    'The request body must be sent with Content-Type: application/json.',
+  [HttpStatus.TOO_MANY_REQUESTS]: 'Too many requests; retry later.',
+  [HttpStatus.INTERNAL_SERVER_ERROR]:
+    'The server failed to handle the request; it has been logged.',
+  [HttpStatus.SERVICE_UNAVAILABLE]:
+    'The service is temporarily unavailable; retry later.',
+};
+
+export function defaultMessage(status: number): string {
+  return (
+    DEFAULT_MESSAGES[status] ??
+    (status >= 500
+      ? DEFAULT_MESSAGES[HttpStatus.INTERNAL_SERVER_ERROR]
+      : DEFAULT_MESSAGES[HttpStatus.BAD_REQUEST])
+  );
+}
+
+/** Seconds a client should wait before retrying when the database is away. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * An expected failure: its status, its client-safe message and any headers the status
+ * calls for (RFC 6750 WWW-Authenticate, RFC 9110 Allow and Retry-After).
+ */
+export class ApiError extends HttpException {
+  constructor(
+    status: HttpStatus,
+    message: string = defaultMessage(status),
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message, status);
+  }
+
+  static badRequest(message: string): ApiError {
+    return new ApiError(HttpStatus.BAD_REQUEST, message);
+  }
+
+  static unauthorized(challenge: string): ApiError {
+    return new ApiError(HttpStatus.UNAUTHORIZED, undefined, {
+      'WWW-Authenticate': challenge,
+    });
+  }
+
+  static methodNotAllowed(allowed: readonly string[]): ApiError {
+    return new ApiError(HttpStatus.METHOD_NOT_ALLOWED, undefined, {
+      Allow: allowed.join(', '),
+    });
+  }
+
+  static conflict(message: string): ApiError {
+    return new ApiError(HttpStatus.CONFLICT, message);
+  }
+
+  static payloadTooLarge(limit: string): ApiError {
+    return new ApiError(
+      HttpStatus.PAYLOAD_TOO_LARGE,
+      `The request body is larger than the limit of ${limit}.`,
+    );
+  }
+
+  static unsupportedMediaType(): ApiError {
+    return new ApiError(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+  }
+
+  static databaseUnavailable(): ApiError {
+    return new ApiError(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      'The database is unavailable; retry later.',
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    );
+  }
+}

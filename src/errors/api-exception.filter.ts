@@ -1,0 +1,92 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+import { ApiError, defaultMessage } from './api-error.js';
+import { ErrorBody } from './error-body.dto.js';
+
+interface ErrorAnswer {
+  status: number;
+  message: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** Errors raised by Express and body-parser carry their status (http-errors). */
+function clientErrorStatusOf(exception: unknown): number | undefined {
+  if (typeof exception !== 'object' || exception === null) return undefined;
+  const { status, statusCode } = exception as Record<string, unknown>;
+  const code = typeof status === 'number' ? status : statusCode;
+  return typeof code === 'number' && code >= 400 && code < 500
+    ? code
+    : undefined;
+}
+
+/**
+ * The one owner of every non-200 body: `{ error, message }` with `error` the HTTP status.
+ * Expected failures keep their status and message; anything else is logged in full with
+ * the request id and answered with a generic 500 that reveals nothing.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const answer = this.answerFor(exception, request);
+
+    if (response.headersSent) {
+      // Too late for a proper answer: cut the connection rather than send half a body.
+      response.destroy();
+      return;
+    }
+    response
+      .status(answer.status)
+      .set(answer.headers)
+      .json(new ErrorBody(answer.status, answer.message));
+  }
+
+  private answerFor(exception: unknown, request: Request): ErrorAnswer {
+    if (exception instanceof ApiError) {
+      return {
+        status: exception.getStatus(),
+        message: exception.message,
+        headers: exception.headers,
+      };
+    }
+    // Nest's own exceptions (an unknown route, say) say things like "Cannot GET /x":
+    // keep the status, use the catalogue's sentence.
+    const status =
+      exception instanceof HttpException
+        ? exception.getStatus()
+        : clientErrorStatusOf(exception);
+    if (status !== undefined && status < 500) {
+      return { status, message: defaultMessage(status), headers: {} };
+    }
+    return this.unexpected(exception, request, status);
+  }
+
+  private unexpected(
+    exception: unknown,
+    request: Request,
+    status: number = HttpStatus.INTERNAL_SERVER_ERROR,
+  ): ErrorAnswer {
+    const requestId = requestIdOf(request);
+    this.logger.error(
+      `Unexpected error on ${request.method} ${request.route?.path ?? 'unmatched route'} [request ${requestId}]`,
+      exception instanceof Error ? exception.stack : String(exception),
+    );
+    return {
+      status,
+      message: defaultMessage(status),
+      headers: { [REQUEST_ID_HEADER]: requestId },
+    };
+  }
+}

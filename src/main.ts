@@ -1,0 +1,76 @@
+import { Logger } from '@nestjs/common';
+import { ConfiguredTokens } from './auth/configured-tokens.js';
+import { createApp } from './app.setup.js';
+import {
+  ConfigurationError,
+  type Environment,
+  environmentConfig,
+  validateEnvironment,
+} from './config/environment.js';
+
+const logger = new Logger('PlantStore');
+
+/**
+ * The development token exists so that `npm start` works on a fresh clone; it is shown
+ * once here, on the terminal, and never goes through the logger.
+ */
+function printDevelopmentToken(token: string, env: Environment): void {
+  const host =
+    env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
+  process.stdout.write(
+    [
+      '',
+      `Development token (kept in ${env.DATA_DIR}/dev-token): ${token}`,
+      'Try it:',
+      `  curl -s -X POST http://${host}:${env.PORT}/plants \\`,
+      `    -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"id": 1, "name": "Monstera", "tag": "tropical"}'`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function bootstrap(): Promise<void> {
+  // Validated here first too, so a bad setting is named before anything starts.
+  const { LOG_LEVEL } = validateEnvironment(process.env);
+  const app = await createApp({ logLevel: LOG_LEVEL });
+  const env = app.get<Environment>(environmentConfig.KEY);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: shutting down`);
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(
+          'Shutdown failed',
+          error instanceof Error ? error.stack : error,
+        );
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+
+  await app.listen(env.PORT, env.HOST);
+  logger.log(`Plant Store listening on ${await app.getUrl()}`);
+  const { developmentToken } = app.get(ConfiguredTokens);
+  if (developmentToken !== undefined)
+    printDevelopmentToken(developmentToken, env);
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof ConfigurationError) {
+    logger.error(error.message);
+  } else {
+    logger.error(
+      'The service failed to start',
+      error instanceof Error ? error.stack : error,
+    );
+  }
+  process.exit(1);
+});

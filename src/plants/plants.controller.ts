@@ -1,0 +1,50 @@
+import {
+  All,
+  Body,
+  Controller,
+  HttpCode,
+  HttpStatus,
+  Post,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiExcludeEndpoint,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Public } from '../auth/public.decorator.js';
+import { ApiError } from '../errors/api-error.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { AcceptsJson } from '../http/json-body.interceptor.js';
+import { NewPlant } from './dto/new-plant.dto.js';
+import { Plant } from './dto/plant.dto.js';
+import { PlantsService } from './plants.service.js';
+
+@ApiTags('plants')
+@ApiBearerAuth('bearerAuth')
+@Controller('plants')
+export class PlantsController {
+  constructor(private readonly plants: PlantsService) {}
+
+  @Post()
+  @HttpCode(HttpStatus.OK)
+  @AcceptsJson()
+  @ApiOperation({
+    operationId: 'addPlant',
+    description: 'Creates a new plant in the store',
+  })
+  @ApiOkResponse({ type: Plant, description: 'plant response' })
+  @ApiErrorResponses(400, 401, 409, 413, 415, 500, 503)
+  create(@Body() newPlant: NewPlant): Promise<Plant> {
+    return this.plants.create(newPlant);
+  }
+
+  // Open so that a wrong method is told 405 whether or not it carries a token.
+  @All()
+  @Public()
+  @ApiExcludeEndpoint()
+  rejectOtherMethods(): never {
+    throw ApiError.methodNotAllowed(['POST']);
+  }
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { isDatabaseUnavailable } from '../database/database-errors.js';
+import { ApiError } from '../errors/api-error.js';
+import { NewPlant } from './dto/new-plant.dto.js';
+import { Plant } from './dto/plant.dto.js';
+import { PlantEntity } from './plant.entity.js';
+
+/**
+ * Creates plants. The id is unique; the database, not this process, decides races:
+ * the INSERT skips an existing id (ON CONFLICT DO NOTHING) and only then is the stored
+ * row read. The same content again is a safe retry (200, nothing written); other
+ * content under a taken id is a conflict (409).
+ */
+@Injectable()
+export class PlantsService {
+  constructor(
+    @InjectRepository(PlantEntity)
+    private readonly plants: Repository<PlantEntity>,
+  ) {}
+
+  async create(newPlant: NewPlant): Promise<Plant> {
+    try {
+      return await this.createOrReplay(newPlant);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw ApiError.databaseUnavailable();
+      throw error;
+    }
+  }
+
+  private async createOrReplay({ id, name, tag }: NewPlant): Promise<Plant> {
+    const row = { id: id.toString(), name, tag: tag ?? null };
+    const inserted = await this.plants
+      .createQueryBuilder()
+      .insert()
+      .into(PlantEntity)
+      .values(row)
+      .orIgnore()
+      .returning(['id'])
+      .updateEntity(false)
+      .execute();
+    if ((inserted.raw as unknown[]).length === 1) return Plant.of(name, tag);
+
+    // Plants are never deleted, so a skipped insert means the row is there to read.
+    const stored = await this.plants.findOneByOrFail({ id: row.id });
+    if (stored.name !== row.name || stored.tag !== row.tag) {
+      throw ApiError.conflict(
+        'A plant with this id already exists with a different name or tag.',
+      );
+    }
+    return Plant.of(stored.name, stored.tag);
+  }
+}

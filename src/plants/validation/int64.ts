@@ -1,0 +1,33 @@
+import {
+  ValidateBy,
+  ValidationArguments,
+  ValidationOptions,
+} from 'class-validator';
+
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An integer in the int64 range, as the exact JSON parser hands it over: a bigint. A JSON
+ * number written with a fraction or an exponent arrives as a JS number and is refused, as
+ * is a string of digits: the contract says integer, and nothing is coerced.
+ */
+export function isInt64(value: unknown): value is bigint {
+  return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
+}
+
+export function IsInt64(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isInt64',
+      validator: {
+        validate: (value: unknown) => isInt64(value),
+        defaultMessage: ({ property, value }: ValidationArguments) =>
+          value === undefined
+            ? `${property} is required`
+            : `${property} must be an integer from ${INT64_MIN} to ${INT64_MAX}, written without a fraction or an exponent`,
+      },
+    },
+    options,
+  );
+}
