@@ -1,0 +1,22 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.setup.js';
+
+export interface RunningApp {
+  app: NestExpressApplication;
+  url: string;
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+/** The real service, as main.ts builds it, listening on a free loopback port. */
+export async function startApp(): Promise<RunningApp> {
+  const app = await createApp({ logLevel: 'fatal' });
+  await app.listen(0, '127.0.0.1');
+  return {
+    app,
+    url: await app.getUrl(),
+    dataSource: app.get(DataSource),
+    close: () => app.close(),
+  };
+}
