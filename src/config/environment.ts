@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { applyDecorators, Inject } from '@nestjs/common';
 import { registerAs } from '@nestjs/config';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
@@ -23,6 +23,12 @@ const LOG_LEVELS = [
   'verbose',
 ] as const;
 
+/** One rule, one message: an integer in [min, max]. */
+function IsIntegerBetween(min: number, max: number, unit?: string): PropertyDecorator {
+  const message = `must be an integer from ${min} to ${max}${unit ? ` (${unit})` : ''}`;
+  return applyDecorators(IsInt({ message }), Min(min, { message }), Max(max, { message }));
+}
+
 const splitList = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string'
     ? value
@@ -39,13 +45,11 @@ export class Environment {
   @IsIn(NODE_ENVS, { message: `must be one of ${NODE_ENVS.join(', ')}` })
   NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
 
-  @IsInt({ message: 'must be an integer port number' })
-  @Min(0, { message: 'must be between 0 and 65535' })
-  @Max(65535, { message: 'must be between 0 and 65535' })
-  PORT = 3000;
+  @IsIntegerBetween(0, 65535)
+  PORT: number = 3000;
 
   @IsString()
-  HOST = '0.0.0.0';
+  HOST: string = '0.0.0.0';
 
   /** Unset: the service starts an embedded PostgreSQL under DATA_DIR. */
   @IsOptional()
@@ -68,31 +72,23 @@ export class Environment {
   @Matches(/^\d+(b|kb|mb)?$/i, {
     message: 'must be a size such as 16384, 16kb or 1mb',
   })
-  BODY_LIMIT = '16kb';
+  BODY_LIMIT: string = '16kb';
 
   /** Where the embedded database and the development token live. */
   @IsString()
-  DATA_DIR = '.data';
+  DATA_DIR: string = '.data';
 
-  @IsInt()
-  @Min(1024, { message: 'must be between 1024 and 65535' })
-  @Max(65535, { message: 'must be between 1024 and 65535' })
-  EMBEDDED_DATABASE_PORT = 54329;
+  @IsIntegerBetween(1024, 65535)
+  EMBEDDED_DATABASE_PORT: number = 54329;
 
-  @IsInt()
-  @Min(1, { message: 'must be between 1 and 100' })
-  @Max(100, { message: 'must be between 1 and 100' })
-  DATABASE_POOL_SIZE = 10;
+  @IsIntegerBetween(1, 100)
+  DATABASE_POOL_SIZE: number = 10;
 
-  @IsInt()
-  @Min(100, { message: 'must be between 100 and 60000 (milliseconds)' })
-  @Max(60_000, { message: 'must be between 100 and 60000 (milliseconds)' })
-  DATABASE_CONNECT_TIMEOUT_MS = 2_000;
+  @IsIntegerBetween(100, 60_000, 'milliseconds')
+  DATABASE_CONNECT_TIMEOUT_MS: number = 2_000;
 
-  @IsInt()
-  @Min(100, { message: 'must be between 100 and 600000 (milliseconds)' })
-  @Max(600_000, { message: 'must be between 100 and 600000 (milliseconds)' })
-  DATABASE_QUERY_TIMEOUT_MS = 5_000;
+  @IsIntegerBetween(100, 600_000, 'milliseconds')
+  DATABASE_QUERY_TIMEOUT_MS: number = 5_000;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';

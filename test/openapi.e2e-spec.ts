@@ -1,0 +1,93 @@
+import { type RunningApp, startApp } from './support/app.js';
+import { send } from './support/http.js';
+import { contractOf, type OpenApiDocument, readSpec } from './support/spec.js';
+
+type Operation = {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }>;
+};
+
+describe('the published OpenAPI document', () => {
+  let service: RunningApp;
+  let published: OpenApiDocument;
+  let spec: OpenApiDocument;
+
+  beforeAll(async () => {
+    service = await startApp();
+    const answer = await send(`${service.url}/openapi.json`);
+    expect(answer.status).toBe(200);
+    published = answer.body as OpenApiDocument;
+    spec = await readSpec();
+  });
+  afterAll(() => service.close());
+
+  const createPlant = (document: OpenApiDocument): Operation =>
+    document.paths['/plants'].post as unknown as Operation;
+
+  it('is OpenAPI 3 and states the spec title, version and license', () => {
+    expect((published as unknown as { openapi: string }).openapi).toMatch(/^3\./);
+    expect(published.info.title).toBe(spec.info.title);
+    expect(published.info.version).toBe('1.0.0');
+    expect(published.info.license?.name).toBe(spec.info.license?.name);
+  });
+
+  it.each(['Plant', 'NewPlant', 'Error'])('states the %s schema as the spec does', (name) => {
+    const ours = contractOf(published, { $ref: `#/components/schemas/${name}` });
+    const theirs = contractOf(spec, { $ref: `#/components/schemas/${name}` });
+    expect(ours).toEqual(theirs);
+  });
+
+  it('states the types and formats exactly: int64 id, int32 error', () => {
+    expect(contractOf(published, { $ref: '#/components/schemas/NewPlant' }).properties?.id).toEqual({
+      type: 'integer',
+      format: 'int64',
+    });
+    expect(contractOf(published, { $ref: '#/components/schemas/Error' }).properties?.error).toEqual({
+      type: 'integer',
+      format: 'int32',
+    });
+  });
+
+  it('states POST /plants as the spec does: addPlant, NewPlant in, Plant out, Error on 400', () => {
+    const ours = createPlant(published);
+    const theirs = createPlant(spec);
+
+    expect(ours.operationId).toBe(theirs.operationId);
+    expect(ours.requestBody?.required).toBe(true);
+    expect(ours.requestBody?.content['application/json'].schema).toEqual(
+      theirs.requestBody?.content['application/json'].schema,
+    );
+    for (const status of ['200', '400']) {
+      expect(ours.responses[status].content?.['application/json'].schema).toEqual(
+        theirs.responses[status].content?.['application/json'].schema,
+      );
+    }
+  });
+
+  it('documents every status the service answers on POST /plants, each with the Error body', () => {
+    const responses = createPlant(published).responses;
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '409', '413', '415', '500', '503']);
+    for (const status of ['400', '401', '409', '413', '415', '500', '503']) {
+      expect(responses[status].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    }
+  });
+
+  it('secures the service with an http bearer scheme named bearerAuth', () => {
+    expect(published.components.securitySchemes.bearerAuth).toEqual(spec.components.securitySchemes.bearerAuth);
+    expect(published.security).toEqual(spec.security);
+    expect(createPlant(published).security ?? published.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('marks the health check, and only it, as open', () => {
+    expect((published.paths['/health'].get as unknown as Operation).security).toEqual([]);
+  });
+
+  it('serves Swagger UI at /docs without a token', async () => {
+    const answer = await send(`${service.url}/docs`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(answer.text).toContain('swagger');
+  });
+});

@@ -1,0 +1,51 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const MAIN = resolve('dist/main.js');
+
+/** The built service (`npm run build`) as its own process, the way start:prod runs it. */
+export class ServiceProcess {
+  private output = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  static start(env: Record<string, string>): ServiceProcess {
+    const child = spawn(process.execPath, [MAIN], {
+      // Only what the test gives, plus PATH: nothing leaks in from the test runner's env.
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new ServiceProcess(child);
+  }
+
+  get text(): string {
+    return this.output;
+  }
+
+  /** Waits until the output matches, or fails with what was printed so far. */
+  async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = this.output.match(pattern);
+      if (match) return match;
+      if (this.child.exitCode !== null || Date.now() > deadline) {
+        throw new Error(`Never printed ${pattern}. Output:\n${this.output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  exitCode(): Promise<number | null> {
+    return this.exited;
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
