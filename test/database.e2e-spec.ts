@@ -2,9 +2,18 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { errorBody, newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import {
+  errorBody,
+  newPlantJson,
+  postPlant,
+  send,
+  uniqueId,
+} from './support/http.js';
 import { storedPlant } from './support/stored-plants.js';
-import { startTestPostgres, type TestPostgres } from './support/test-postgres.js';
+import {
+  startTestPostgres,
+  type TestPostgres,
+} from './support/test-postgres.js';
 
 const SETTINGS = {
   DATABASE_POOL_SIZE: 4,
@@ -12,7 +21,11 @@ const SETTINGS = {
   DATABASE_QUERY_TIMEOUT_MS: 5_000,
 };
 
-async function eventually<T>(attempt: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
+async function eventually<T>(
+  attempt: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await attempt();
@@ -46,12 +59,17 @@ describe('the service and its database', () => {
     await postgres.stop({ keepData: true });
     try {
       const started = Date.now();
-      const down = await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'));
+      const down = await postPlant(
+        service.url,
+        newPlantJson(uniqueId(), 'Fern'),
+      );
       const elapsed = Date.now() - started;
 
       expect(down.status).toBe(503);
       expect(down.headers.get('retry-after')).toBe('2');
-      expect(down.body).toEqual(errorBody(503, 'The database is unavailable; retry later.'));
+      expect(down.body).toEqual(
+        errorBody(503, 'The database is unavailable; retry later.'),
+      );
       // Bounded by the connect timeout (2 s): never a hang. Generous for a loaded machine.
       expect(elapsed).toBeLessThan(10_000);
 
@@ -69,31 +87,57 @@ describe('the service and its database', () => {
       10_000,
     );
     expect(back.status).toBe(200);
-    expect(await storedPlant(service.dataSource, id)).toEqual({ id: id.toString(), name: 'Fern', tag: null });
+    expect(await storedPlant(service.dataSource, id)).toEqual({
+      id: id.toString(),
+      name: 'Fern',
+      tag: null,
+    });
   });
 
   it('answers 500 for an unexpected failure: a generic message, no detail, a request id', async () => {
     await service.dataSource.query('ALTER TABLE plants RENAME TO plants_moved');
     try {
-      const answer = await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
-        headers: { 'X-Request-Id': 'trace-500-check' },
-      });
+      const answer = await postPlant(
+        service.url,
+        newPlantJson(uniqueId(), 'Fern'),
+        {
+          headers: { 'X-Request-Id': 'trace-500-check' },
+        },
+      );
 
       expect(answer.status).toBe(500);
-      expect(answer.body).toEqual(errorBody(500, 'The server failed to handle the request; it has been logged.'));
-      expect(answer.text).not.toMatch(/plants|relation|select|insert|at \w+ \(/i);
+      expect(answer.body).toEqual(
+        errorBody(
+          500,
+          'The server failed to handle the request; it has been logged.',
+        ),
+      );
+      expect(answer.text).not.toMatch(
+        /plants|relation|select|insert|at \w+ \(/i,
+      );
       expect(answer.headers.get('x-request-id')).toBe('trace-500-check');
     } finally {
-      await service.dataSource.query('ALTER TABLE plants_moved RENAME TO plants');
+      await service.dataSource.query(
+        'ALTER TABLE plants_moved RENAME TO plants',
+      );
     }
   });
 
   it('migrates once when several replicas start together (advisory lock)', async () => {
-    await service.dataSource.query('CREATE DATABASE plant_store_migrations_test');
-    const url = postgres.url.replace(/\/[^/]+$/, '/plant_store_migrations_test');
+    await service.dataSource.query(
+      'CREATE DATABASE plant_store_migrations_test',
+    );
+    const url = postgres.url.replace(
+      /\/[^/]+$/,
+      '/plant_store_migrations_test',
+    );
     const options = dataSourceOptions(url, SETTINGS);
 
-    const applied = await Promise.all([runMigrations(options), runMigrations(options), runMigrations(options)]);
+    const applied = await Promise.all([
+      runMigrations(options),
+      runMigrations(options),
+      runMigrations(options),
+    ]);
 
     expect(applied.flat()).toEqual(['CreatePlants1763769600000']);
     const check = await new DataSource(options).initialize();

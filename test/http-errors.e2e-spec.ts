@@ -1,31 +1,45 @@
 import { request as httpRequest } from 'node:http';
-import { errorBody, newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import {
+  errorBody,
+  newPlantJson,
+  postPlant,
+  send,
+  uniqueId,
+} from './support/http.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { countPlants } from './support/stored-plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 
 const CHALLENGE = 'Bearer realm="plant-store"';
-const INVALID_TOKEN_CHALLENGE = 'Bearer realm="plant-store", error="invalid_token"';
+const INVALID_TOKEN_CHALLENGE =
+  'Bearer realm="plant-store", error="invalid_token"';
 
 /** Sends raw bytes with exactly the headers given, nothing added by a client library. */
 function rawPost(
   baseUrl: string,
   headers: Record<string, string>,
   body?: Buffer,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown }> {
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, path: '/plants', method: 'POST', headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
-        }),
-      );
-    });
+    const request = httpRequest(
+      { hostname, port, path: '/plants', method: 'POST', headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
+          }),
+        );
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -41,10 +55,22 @@ describe('HTTP errors', () => {
 
   describe('400: the body is not one JSON object', () => {
     it.each([
-      ['malformed JSON', '{"id": 1, "name": ', 'The request body is not valid JSON.'],
-      ['trailing garbage', '{"id": 1, "name": "a"} x', 'The request body is not valid JSON.'],
+      [
+        'malformed JSON',
+        '{"id": 1, "name": ',
+        'The request body is not valid JSON.',
+      ],
+      [
+        'trailing garbage',
+        '{"id": 1, "name": "a"} x',
+        'The request body is not valid JSON.',
+      ],
       ['single quotes', "{'id': 1}", 'The request body is not valid JSON.'],
-      ['an array', '[{"id": 1, "name": "a"}]', 'The request body must be a JSON object.'],
+      [
+        'an array',
+        '[{"id": 1, "name": "a"}]',
+        'The request body must be a JSON object.',
+      ],
       ['a string', '"plant"', 'The request body must be a JSON object.'],
       ['a number', '42', 'The request body must be a JSON object.'],
       ['null', 'null', 'The request body must be a JSON object.'],
@@ -68,27 +94,42 @@ describe('HTTP errors', () => {
         'Content-Length': '0',
       });
       expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(errorBody(400, 'The request body is empty; send a JSON object.'));
+      expect(answer.body).toEqual(
+        errorBody(400, 'The request body is empty; send a JSON object.'),
+      );
     });
 
     it('answers 400 for a body with no Content-Length and nothing in it', async () => {
-      const answer = await rawPost(service.url, { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' });
+      const answer = await rawPost(service.url, {
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/json',
+      });
       expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(errorBody(400, 'The request body is empty; send a JSON object.'));
+      expect(answer.body).toEqual(
+        errorBody(400, 'The request body is empty; send a JSON object.'),
+      );
     });
 
     it('answers 400 for bytes that are not UTF-8', async () => {
       const answer = await rawPost(
         service.url,
-        { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+        {
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Type': 'application/json',
+        },
         Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0xfe, 0x22, 0x7d]),
       );
       expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(errorBody(400, 'The request body is not valid UTF-8.'));
+      expect(answer.body).toEqual(
+        errorBody(400, 'The request body is not valid UTF-8.'),
+      );
     });
 
     it('never echoes the body it refuses', async () => {
-      const answer = await postPlant(service.url, '{"id": "<script>secret</script>", "name": 1');
+      const answer = await postPlant(
+        service.url,
+        '{"id": "<script>secret</script>", "name": 1',
+      );
       expect(answer.text).not.toContain('secret');
     });
   });
@@ -101,27 +142,51 @@ describe('HTTP errors', () => {
 
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
-      expect(answer.body).toEqual(errorBody(401, 'A valid bearer token is required in the Authorization header.'));
+      expect(answer.body).toEqual(
+        errorBody(
+          401,
+          'A valid bearer token is required in the Authorization header.',
+        ),
+      );
     });
 
     it.each([
-      ['an unknown token', { Authorization: 'Bearer not-a-known-token-000000' }],
-      ['a token with a wrong last character', { Authorization: `Bearer ${TOKEN.slice(0, -1)}x` }],
+      [
+        'an unknown token',
+        { Authorization: 'Bearer not-a-known-token-000000' },
+      ],
+      [
+        'a token with a wrong last character',
+        { Authorization: `Bearer ${TOKEN.slice(0, -1)}x` },
+      ],
       ['a token with extra parts', { Authorization: `Bearer ${TOKEN} extra` }],
     ])('answers 401 invalid_token for %s', async (_case, headers) => {
-      const answer = await postPlant(service.url, body(), { token: null, headers });
+      const answer = await postPlant(service.url, body(), {
+        token: null,
+        headers,
+      });
 
       expect(answer.status).toBe(401);
-      expect(answer.headers.get('www-authenticate')).toBe(INVALID_TOKEN_CHALLENGE);
+      expect(answer.headers.get('www-authenticate')).toBe(
+        INVALID_TOKEN_CHALLENGE,
+      );
       expect(answer.body).toEqual(errorBody(401));
     });
 
     it.each([
-      ['another scheme', { Authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` }],
+      [
+        'another scheme',
+        {
+          Authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}`,
+        },
+      ],
       ['the scheme alone', { Authorization: 'Bearer' }],
       ['a token without a scheme', { Authorization: TOKEN }],
     ])('answers 401 with a bare challenge for %s', async (_case, headers) => {
-      const answer = await postPlant(service.url, body(), { token: null, headers });
+      const answer = await postPlant(service.url, body(), {
+        token: null,
+        headers,
+      });
 
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
@@ -142,21 +207,33 @@ describe('HTTP errors', () => {
 
     it('never reads a token from the body', async () => {
       const id = uniqueId();
-      const answer = await postPlant(service.url, `{"id": ${id}, "name": "Fern", "access_token": "${TOKEN}"}`, {
-        token: null,
-      });
+      const answer = await postPlant(
+        service.url,
+        `{"id": ${id}, "name": "Fern", "access_token": "${TOKEN}"}`,
+        {
+          token: null,
+        },
+      );
 
       expect(answer.status).toBe(401);
       expect(await countPlants(service.dataSource, id)).toBe(0);
     });
 
-    it.each(['bearer', 'BEARER', 'BeArEr'])('accepts the scheme written %s', async (scheme) => {
-      const answer = await postPlant(service.url, body(), { token: null, headers: { Authorization: `${scheme} ${TOKEN}` } });
-      expect(answer.status).toBe(200);
-    });
+    it.each(['bearer', 'BEARER', 'BeArEr'])(
+      'accepts the scheme written %s',
+      async (scheme) => {
+        const answer = await postPlant(service.url, body(), {
+          token: null,
+          headers: { Authorization: `${scheme} ${TOKEN}` },
+        });
+        expect(answer.status).toBe(200);
+      },
+    );
 
     it('accepts every configured token', async () => {
-      const answer = await postPlant(service.url, body(), { token: OTHER_TOKEN });
+      const answer = await postPlant(service.url, body(), {
+        token: OTHER_TOKEN,
+      });
       expect(answer.status).toBe(200);
     });
 
@@ -167,7 +244,10 @@ describe('HTTP errors', () => {
         ['name=fern', 'text/plain'],
         ['x'.repeat(64 * 1024), 'application/json'],
       ]) {
-        const answer = await postPlant(service.url, json, { token: null, headers: { 'Content-Type': contentType } });
+        const answer = await postPlant(service.url, json, {
+          token: null,
+          headers: { 'Content-Type': contentType },
+        });
         expect(answer.status).toBe(401);
       }
     });
@@ -179,26 +259,45 @@ describe('HTTP errors', () => {
       ['GET', '/plants/1'],
       ['POST', '/plant'],
       ['POST', '/v1/plants'],
-    ])('answers 404 for %s %s with an Error body that does not echo the path', async (method, path) => {
-      const answer = await send(`${service.url}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${TOKEN}` },
-      });
+    ])(
+      'answers 404 for %s %s with an Error body that does not echo the path',
+      async (method, path) => {
+        const answer = await send(`${service.url}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${TOKEN}` },
+        });
 
-      expect(answer.status).toBe(404);
-      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(answer.body).toEqual(errorBody(404, 'No resource exists at this path.'));
-    });
+        expect(answer.status).toBe(404);
+        expect(answer.headers.get('content-type')).toMatch(
+          /^application\/json/,
+        );
+        expect(answer.body).toEqual(
+          errorBody(404, 'No resource exists at this path.'),
+        );
+      },
+    );
 
-    it.each(['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('answers 405 with Allow: POST for %s /plants', async (method) => {
-      for (const headers of [{}, { Authorization: `Bearer ${TOKEN}` }]) {
-        const answer = await send(`${service.url}/plants`, { method, headers });
+    it.each(['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])(
+      'answers 405 with Allow: POST for %s /plants',
+      async (method) => {
+        const headerSets: Record<string, string>[] = [
+          {},
+          { Authorization: `Bearer ${TOKEN}` },
+        ];
+        for (const headers of headerSets) {
+          const answer = await send(`${service.url}/plants`, {
+            method,
+            headers,
+          });
 
-        expect(answer.status).toBe(405);
-        expect(answer.headers.get('allow')).toBe('POST');
-        expect(answer.body).toEqual(errorBody(405, 'This method is not allowed on this path.'));
-      }
-    });
+          expect(answer.status).toBe(405);
+          expect(answer.headers.get('allow')).toBe('POST');
+          expect(answer.body).toEqual(
+            errorBody(405, 'This method is not allowed on this path.'),
+          );
+        }
+      },
+    );
 
     it('sends no X-Powered-By header', async () => {
       const answers = await Promise.all([
@@ -206,36 +305,49 @@ describe('HTTP errors', () => {
         postPlant(service.url, '{', {}),
         send(`${service.url}/nowhere`),
       ]);
-      for (const answer of answers) expect(answer.headers.get('x-powered-by')).toBeNull();
+      for (const answer of answers)
+        expect(answer.headers.get('x-powered-by')).toBeNull();
     });
   });
 
   describe('413: the body limit', () => {
     it('answers 413 for a body over BODY_LIMIT (16 KiB by default), and writes nothing', async () => {
       const id = uniqueId();
-      const answer = await postPlant(service.url, `{"id": ${id}, "name": "${'x'.repeat(16 * 1024)}"}`);
+      const answer = await postPlant(
+        service.url,
+        `{"id": ${id}, "name": "${'x'.repeat(16 * 1024)}"}`,
+      );
 
       expect(answer.status).toBe(413);
-      expect(answer.body).toEqual(errorBody(413, 'The request body is larger than the limit of 16kb.'));
+      expect(answer.body).toEqual(
+        errorBody(413, 'The request body is larger than the limit of 16kb.'),
+      );
       expect(await countPlants(service.dataSource, id)).toBe(0);
     });
 
     it('accepts a body just under the limit', async () => {
       const id = uniqueId();
       const padding = 16 * 1024 - newPlantJson(id, '').length;
-      const answer = await postPlant(service.url, newPlantJson(id, 'x'.repeat(padding)));
+      const answer = await postPlant(
+        service.url,
+        newPlantJson(id, 'x'.repeat(padding)),
+      );
       expect(answer.status).toBe(200);
     });
 
     it('answers 413 for a chunked body that grows past the limit', async () => {
       const chunks = (async function* () {
         yield new TextEncoder().encode('{"id": 1, "name": "');
-        for (let index = 0; index < 20; index += 1) yield new TextEncoder().encode('y'.repeat(1024));
+        for (let index = 0; index < 20; index += 1)
+          yield new TextEncoder().encode('y'.repeat(1024));
         yield new TextEncoder().encode('"}');
       })();
       const response = await fetch(`${service.url}/plants`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+        headers: {
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Type': 'application/json',
+        },
         body: ReadableStream.from(chunks),
         duplex: 'half',
       } as RequestInit);
@@ -245,18 +357,28 @@ describe('HTTP errors', () => {
   });
 
   describe('415: the media type', () => {
-    it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'application/json-patch+json', 'application/json; charset=latin1'])(
-      'answers 415 for Content-Type %s',
-      async (contentType) => {
-        const answer = await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+    it.each([
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'application/json-patch+json',
+      'application/json; charset=latin1',
+    ])('answers 415 for Content-Type %s', async (contentType) => {
+      const answer = await postPlant(
+        service.url,
+        newPlantJson(uniqueId(), 'Fern'),
+        {
           headers: { 'Content-Type': contentType },
-        });
-        expect(answer.status).toBe(415);
-        expect(answer.body).toEqual(
-          errorBody(415, 'The request body must be sent with Content-Type: application/json.'),
-        );
-      },
-    );
+        },
+      );
+      expect(answer.status).toBe(415);
+      expect(answer.body).toEqual(
+        errorBody(
+          415,
+          'The request body must be sent with Content-Type: application/json.',
+        ),
+      );
+    });
 
     it('answers 415 for a body sent without a Content-Type', async () => {
       const answer = await rawPost(
@@ -268,14 +390,19 @@ describe('HTTP errors', () => {
       expect(answer.body).toEqual(errorBody(415));
     });
 
-    it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON'])(
-      'accepts Content-Type %s',
-      async (contentType) => {
-        const answer = await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+    it.each([
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'Application/JSON',
+    ])('accepts Content-Type %s', async (contentType) => {
+      const answer = await postPlant(
+        service.url,
+        newPlantJson(uniqueId(), 'Fern'),
+        {
           headers: { 'Content-Type': contentType },
-        });
-        expect(answer.status).toBe(200);
-      },
-    );
+        },
+      );
+      expect(answer.status).toBe(200);
+    });
   });
 });

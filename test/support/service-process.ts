@@ -9,9 +9,17 @@ export class ServiceProcess {
   private readonly exited: Promise<number | null>;
 
   private constructor(private readonly child: ChildProcess) {
-    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stdout?.on(
+      'data',
+      (chunk: Buffer) => (this.output += chunk.toString('utf8')),
+    );
+    child.stderr?.on(
+      'data',
+      (chunk: Buffer) => (this.output += chunk.toString('utf8')),
+    );
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    );
   }
 
   static start(env: Record<string, string>): ServiceProcess {
@@ -28,7 +36,10 @@ export class ServiceProcess {
   }
 
   /** Waits until the output matches, or fails with what was printed so far. */
-  async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+  async waitFor(
+    pattern: RegExp,
+    timeoutMs = 60_000,
+  ): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const match = this.output.match(pattern);

@@ -25,14 +25,20 @@ export interface OpenApiDocument {
   info: { title: string; version: string; license?: { name: string } };
   paths: Record<string, Record<string, Record<string, unknown>>>;
   security?: Record<string, string[]>[];
-  components: { schemas: Record<string, SchemaObject>; securitySchemes: Record<string, Record<string, unknown>> };
+  components: {
+    schemas: Record<string, SchemaObject>;
+    securitySchemes: Record<string, Record<string, unknown>>;
+  };
 }
 
 /**
  * A schema reduced to what the contract fixes (types, formats, required fields),
  * references and allOf resolved, so two renderings of one contract compare equal.
  */
-export function contractOf(document: OpenApiDocument, schema: SchemaObject): SchemaObject {
+export function contractOf(
+  document: OpenApiDocument,
+  schema: SchemaObject,
+): SchemaObject {
   if (schema.$ref !== undefined) {
     const name = schema.$ref.replace('#/components/schemas/', '');
     return contractOf(document, document.components.schemas[name]);
@@ -42,7 +48,10 @@ export function contractOf(document: OpenApiDocument, schema: SchemaObject): Sch
     return {
       type: 'object',
       required: parts.flatMap((part) => part.required ?? []).sort(),
-      properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})) as Record<string, SchemaObject>,
+      properties: Object.assign(
+        {},
+        ...parts.map((part) => part.properties ?? {}),
+      ) as Record<string, SchemaObject>,
     };
   }
   const reduced: SchemaObject = {};
@@ -51,7 +60,10 @@ export function contractOf(document: OpenApiDocument, schema: SchemaObject): Sch
   if (schema.type === 'object') {
     reduced.required = [...(schema.required ?? [])].sort();
     reduced.properties = Object.fromEntries(
-      Object.entries(schema.properties ?? {}).map(([key, value]) => [key, contractOf(document, value)]),
+      Object.entries(schema.properties ?? {}).map(([key, value]) => [
+        key,
+        contractOf(document, value),
+      ]),
     );
   }
   return reduced;

@@ -1,0 +1,48 @@
+import { isDatabaseUnavailable } from './database-errors.js';
+
+const withCode = (code: string) =>
+  Object.assign(new Error('driver text'), { code });
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    ['a refused connection', withCode('ECONNREFUSED')],
+    ['a reset connection', withCode('ECONNRESET')],
+    ['an unknown host', withCode('ENOTFOUND')],
+    ['a connect timeout', new Error('timeout exceeded when trying to connect')],
+    [
+      'a connection lost mid-query',
+      new Error('Connection terminated unexpectedly'),
+    ],
+    ['a client-side query timeout', new Error('Query read timeout')],
+    ['SQLSTATE 08006 (connection failure)', withCode('08006')],
+    ['SQLSTATE 57P01 (admin shutdown)', withCode('57P01')],
+    ['SQLSTATE 57P03 (cannot connect now)', withCode('57P03')],
+    ['SQLSTATE 53300 (too many connections)', withCode('53300')],
+    ['SQLSTATE 57014 (statement timeout)', withCode('57014')],
+    [
+      'a TypeORM error wrapping a lost connection',
+      Object.assign(new Error('query failed'), {
+        driverError: withCode('57P01'),
+      }),
+    ],
+  ])('is true for %s', (_case, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['a missing table (42P01)', withCode('42P01')],
+    ['a unique violation (23505)', withCode('23505')],
+    ['a bad encoding (22021)', withCode('22021')],
+    ['a plain error', new Error('boom')],
+    [
+      'a wrapped syntax error',
+      Object.assign(new Error('query failed'), {
+        driverError: withCode('42601'),
+      }),
+    ],
+    ['a string', 'ECONNREFUSED'],
+    ['null', null],
+  ])('is false for %s', (_case, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});

@@ -1,0 +1,25 @@
+import { Logger, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppConfigModule } from '../config/config.module.js';
+import { DatabaseModule } from './database.module.js';
+
+// The database half of the app: booting it applies pending migrations (under the lock).
+@Module({ imports: [AppConfigModule, DatabaseModule] })
+class MigrationModule {}
+
+/** `npm run migration:run`: migrate DATABASE_URL (or the embedded database) and exit. */
+async function migrate(): Promise<void> {
+  const context = await NestFactory.createApplicationContext(MigrationModule, {
+    abortOnError: false,
+    logger: ['fatal', 'error', 'warn', 'log'],
+  });
+  await context.close();
+  new Logger('Migrations').log('The schema is up to date.');
+}
+
+migrate().catch((error: unknown) => {
+  new Logger('Migrations').error(
+    error instanceof Error ? error.message : String(error),
+  );
+  process.exit(1);
+});

@@ -1,0 +1,160 @@
+import {
+  ArgumentsHost,
+  BadRequestException,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { ApiError } from './api-error.js';
+import { ApiExceptionFilter } from './api-exception.filter.js';
+
+interface Captured {
+  status?: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  destroyed: boolean;
+}
+
+function hostFor(
+  captured: Captured,
+  {
+    headersSent = false,
+    requestId,
+  }: { headersSent?: boolean; requestId?: string } = {},
+): ArgumentsHost {
+  const response = {
+    headersSent,
+    status(code: number) {
+      captured.status = code;
+      return response;
+    },
+    set(headers: Record<string, string>) {
+      Object.assign(captured.headers, headers);
+      return response;
+    },
+    json(body: unknown) {
+      captured.body = body;
+      return response;
+    },
+    destroy() {
+      captured.destroyed = true;
+    },
+  };
+  const request = {
+    method: 'POST',
+    route: { path: '/plants' },
+    headers: requestId ? { 'x-request-id': requestId } : {},
+  };
+  return {
+    switchToHttp: () => ({
+      getRequest: () => request,
+      getResponse: () => response,
+    }),
+  } as unknown as ArgumentsHost;
+}
+
+function answerTo(
+  exception: unknown,
+  options?: Parameters<typeof hostFor>[1],
+): Captured {
+  const captured: Captured = { headers: {}, destroyed: false };
+  new ApiExceptionFilter().catch(exception, hostFor(captured, options));
+  return captured;
+}
+
+describe('ApiExceptionFilter', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('answers an ApiError with its status, message and headers', () => {
+    expect(answerTo(ApiError.methodNotAllowed(['POST']))).toEqual({
+      status: 405,
+      headers: { Allow: 'POST' },
+      body: { error: 405, message: 'This method is not allowed on this path.' },
+      destroyed: false,
+    });
+    expect(answerTo(ApiError.conflict('Taken.')).body).toEqual({
+      error: 409,
+      message: 'Taken.',
+    });
+  });
+
+  it("keeps the status of Nest's own exceptions but not their text, which may echo the path", () => {
+    expect(
+      answerTo(new NotFoundException('Cannot GET /secret-path')).body,
+    ).toEqual({
+      error: 404,
+      message: 'No resource exists at this path.',
+    });
+    expect(
+      answerTo(new BadRequestException({ message: ['raw detail'] })).body,
+    ).toEqual({
+      error: 400,
+      message: 'The request is invalid.',
+    });
+  });
+
+  it('keeps the 4xx status of errors from Express and body-parser', () => {
+    const tooLarge = Object.assign(new Error('request entity too large'), {
+      status: 413,
+      type: 'entity.too.large',
+    });
+    const aborted = Object.assign(new Error('request aborted'), {
+      statusCode: 400,
+    });
+    expect(answerTo(tooLarge).body).toEqual({
+      error: 413,
+      message: 'The request body is larger than allowed.',
+    });
+    expect(answerTo(aborted).body).toEqual({
+      error: 400,
+      message: 'The request is invalid.',
+    });
+  });
+
+  it('answers anything else with a generic 500, logging the stack with the request id', () => {
+    const log = vi
+      .spyOn(Logger.prototype, 'error')
+      .mockImplementation(() => undefined);
+    const answer = answerTo(
+      new Error('duplicate key value violates constraint "plants_pkey"'),
+      {
+        requestId: 'req-123',
+      },
+    );
+
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({
+      error: 500,
+      message: 'The server failed to handle the request; it has been logged.',
+    });
+    expect(answer.headers).toEqual({ 'X-Request-Id': 'req-123' });
+    expect(log).toHaveBeenCalledWith(
+      expect.stringContaining('[request req-123]'),
+      expect.stringContaining('plants_pkey'),
+    );
+  });
+
+  it('keeps a 5xx status thrown on purpose, with the catalogue message', () => {
+    vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    expect(
+      answerTo(new ServiceUnavailableException('pool drained')).body,
+    ).toEqual({
+      error: 503,
+      message: 'The service is temporarily unavailable; retry later.',
+    });
+  });
+
+  it('makes up a request id when the given one is not sane', () => {
+    vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const answer = answerTo('a thrown string', {
+      requestId: 'bad id\r\nInjected: header',
+    });
+    expect(answer.headers['X-Request-Id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('cuts the connection when the answer has already begun', () => {
+    vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const answer = answerTo(new Error('late failure'), { headersSent: true });
+    expect(answer).toEqual({ headers: {}, destroyed: true });
+  });
+});
