@@ -2,6 +2,7 @@ import type { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
+import { answerClientErrorsWithErrorBody } from './http/client-error.handler.js';
 import { setupOpenApi } from './openapi/openapi.js';
 
 const LOG_LEVELS: LogLevel[] = [
@@ -38,6 +39,7 @@ export async function createApp({
     logger: logLevelsUpTo(logLevel),
   });
   app.disable('x-powered-by');
+  answerClientErrorsWithErrorBody(app.getHttpServer());
   setupOpenApi(app);
   return app;
 }

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import {
   errorBody,
   newPlantJson,
@@ -299,6 +300,37 @@ describe('HTTP errors', () => {
       },
     );
 
+    it.each([
+      ['an unknown method', 'FETCH /plants HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      ['a broken request line', 'POST /plants HTTP/9\r\n\r\n', 400],
+      [
+        'headers over 16 KiB',
+        `POST /plants HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        431,
+      ],
+    ])(
+      'answers %s, which Node itself rejects, with an Error body',
+      async (_case, rawRequest, status) => {
+        const { hostname, port } = new URL(service.url);
+        const reply = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () =>
+            socket.end(rawRequest),
+          );
+          let text = '';
+          socket.on(
+            'data',
+            (chunk: Buffer) => (text += chunk.toString('utf8')),
+          );
+          socket.on('end', () => resolve(text));
+          socket.on('error', reject);
+        });
+        const [head, body] = reply.split('\r\n\r\n');
+        expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+        expect(head).toMatch(/content-type: application\/json/i);
+        expect(JSON.parse(body)).toEqual(errorBody(status));
+      },
+    );
+
     it('sends no X-Powered-By header', async () => {
       const answers = await Promise.all([
         postPlant(service.url, newPlantJson(uniqueId(), 'Fern')),
@@ -357,6 +389,23 @@ describe('HTTP errors', () => {
   });
 
   describe('415: the media type', () => {
+    it('answers 415 for a compressed body, saying so', async () => {
+      const answer = await postPlant(
+        service.url,
+        newPlantJson(uniqueId(), 'Fern'),
+        {
+          headers: { 'Content-Encoding': 'gzip' },
+        },
+      );
+      expect(answer.status).toBe(415);
+      expect(answer.body).toEqual(
+        errorBody(
+          415,
+          'The request body must not be compressed: Content-Encoding is not supported.',
+        ),
+      );
+    });
+
     it.each([
       'text/plain',
       'application/x-www-form-urlencoded',

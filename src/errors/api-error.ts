@@ -12,11 +12,13 @@ export const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
   [HttpStatus.FORBIDDEN]: 'The token does not allow this request.',
   [HttpStatus.NOT_FOUND]: 'No resource exists at this path.',
   [HttpStatus.METHOD_NOT_ALLOWED]: 'This method is not allowed on this path.',
+  [HttpStatus.REQUEST_TIMEOUT]: 'The request took too long to arrive.',
   [HttpStatus.CONFLICT]: 'The request conflicts with the stored state.',
   [HttpStatus.PAYLOAD_TOO_LARGE]: 'The request body is larger than allowed.',
   [HttpStatus.UNSUPPORTED_MEDIA_TYPE]:
     'The request body must be sent with Content-Type: application/json.',
   [HttpStatus.TOO_MANY_REQUESTS]: 'Too many requests; retry later.',
+  431: 'The request headers are too large.',
   [HttpStatus.INTERNAL_SERVER_ERROR]:
     'The server failed to handle the request; it has been logged.',
   [HttpStatus.SERVICE_UNAVAILABLE]:
@@ -77,6 +79,13 @@ export class ApiError extends HttpException {
 
   static unsupportedMediaType(): ApiError {
     return new ApiError(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+  }
+
+  static unsupportedContentEncoding(): ApiError {
+    return new ApiError(
+      HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+      'The request body must not be compressed: Content-Encoding is not supported.',
+    );
   }
 
   static databaseUnavailable(): ApiError {

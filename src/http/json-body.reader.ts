@@ -30,13 +30,16 @@ function isJsonMediaType(request: Request): boolean {
   });
 }
 
-/** body-parser raises errors with a `type`; the limit one is the only one we name. */
-function isTooLarge(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { type?: unknown }).type === 'entity.too.large'
-  );
+/** body-parser's errors carry a `type`; the two a client can act on get their own words. */
+function translateReadError(error: unknown, limit: string): unknown {
+  const type =
+    typeof error === 'object' && error !== null
+      ? (error as { type?: unknown }).type
+      : undefined;
+  if (type === 'entity.too.large') return ApiError.payloadTooLarge(limit);
+  if (type === 'encoding.unsupported')
+    return ApiError.unsupportedContentEncoding();
+  return error;
 }
 
 /**
@@ -84,9 +87,7 @@ export class JsonBodyReader {
             Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
           );
         } else {
-          reject(
-            isTooLarge(error) ? ApiError.payloadTooLarge(this.limit) : error,
-          );
+          reject(translateReadError(error, this.limit));
         }
       });
     });

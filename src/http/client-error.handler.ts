@@ -1,0 +1,36 @@
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { HttpStatus } from '@nestjs/common';
+import { defaultMessage } from '../errors/api-error.js';
+import { ErrorBody } from '../errors/error-body.dto.js';
+
+const REQUEST_HEADER_FIELDS_TOO_LARGE = 431;
+
+const STATUS_BY_PARSER_ERROR: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: REQUEST_HEADER_FIELDS_TOO_LARGE,
+  ERR_HTTP_REQUEST_TIMEOUT: HttpStatus.REQUEST_TIMEOUT,
+};
+
+/**
+ * Requests Node's HTTP parser rejects (an unknown method, a broken request line, headers
+ * too large) never reach Express. Node's default answer has no body; this one gives them
+ * the same Error body as every other failure, then closes the connection.
+ */
+export function answerClientErrorsWithErrorBody(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status =
+      STATUS_BY_PARSER_ERROR[error.code ?? ''] ?? HttpStatus.BAD_REQUEST;
+    const body = JSON.stringify(new ErrorBody(status, defaultMessage(status)));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  });
+}
