@@ -7,6 +7,9 @@ import { ApiExceptionFilter } from './errors/api-exception.filter.js';
 import { HealthModule } from './health/health.module.js';
 import { JsonBodyModule } from './http/json-body.module.js';
 import { createValidationPipe } from './http/validation.pipe.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { LoggingModule } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 
 /**
@@ -16,7 +19,10 @@ import { PlantsModule } from './plants/plants.module.js';
 @Module({
   imports: [
     AppConfigModule,
+    LoggingModule,
+    LifecycleModule,
     DatabaseModule,
+    MetricsModule,
     JsonBodyModule,
     AuthModule,
     PlantsModule,

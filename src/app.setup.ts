@@ -1,44 +1,58 @@
-import type { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { type Environment, validateEnvironment } from './config/environment.js';
 import { answerClientErrorsWithErrorBody } from './http/client-error.handler.js';
+import { TimedExpressAdapter } from './http/http-server.adapter.js';
 import { setupOpenApi } from './openapi/openapi.js';
 
-const LOG_LEVELS: LogLevel[] = [
-  'fatal',
-  'error',
-  'warn',
-  'log',
-  'debug',
-  'verbose',
-];
-
-/** Every level up to and including `level`. */
-export function logLevelsUpTo(level: LogLevel): LogLevel[] {
-  return LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(level) + 1);
-}
-
-export interface CreateAppOptions {
-  logLevel?: LogLevel;
+function enableCors(
+  app: NestExpressApplication,
+  origins: readonly string[],
+): void {
+  if (origins.length === 0) return;
+  app.enableCors({
+    origin: origins.includes('*') ? '*' : [...origins],
+    methods: ['POST'],
+    allowedHeaders: ['Authorization', 'Content-Type'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+    maxAge: 600,
+  });
 }
 
 /**
  * Builds the service exactly as it runs: main.ts and the e2e tests both call this, so what
- * cannot be a provider (the body parser switch, response headers, the OpenAPI routes) is
- * set up in one place.
+ * cannot be a provider (the HTTP server and its timeouts, the body parser switch, response
+ * headers, the OpenAPI routes) is set up in one place.
  */
-export async function createApp({
-  logLevel = 'log',
-}: CreateAppOptions = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
-    // JSON bodies are read after authentication, by JsonBodyInterceptor.
-    bodyParser: false,
-    // Let a failed start reject, so main can print why and exit, instead of aborting.
-    abortOnError: false,
-    logger: logLevelsUpTo(logLevel),
-  });
+export async function createApp(
+  env: Environment = validateEnvironment(process.env),
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule,
+    new TimedExpressAdapter(env),
+    {
+      // JSON bodies are read after authentication, by JsonBodyInterceptor.
+      bodyParser: false,
+      // Let a failed start reject, so main can print why and exit, instead of aborting.
+      abortOnError: false,
+      // Start-up messages wait for the configured logger instead of going to the console.
+      bufferLogs: true,
+    },
+  );
+  app.useLogger(app.get(Logger));
+  app.flushLogs();
   app.disable('x-powered-by');
+  // An API on plain HTTP behind a TLS proxy: no upgrade-insecure-requests, which would
+  // break Swagger UI on http://localhost.
+  app.use(
+    helmet({
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    }),
+  );
+  enableCors(app, env.CORS_ORIGINS);
   answerClientErrorsWithErrorBody(app.getHttpServer());
   setupOpenApi(app);
   return app;

@@ -4,15 +4,15 @@ import { createApp } from './app.setup.js';
 import {
   ConfigurationError,
   type Environment,
-  environmentConfig,
   validateEnvironment,
 } from './config/environment.js';
+import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
 const logger = new Logger('PlantStore');
 
 /**
  * The development token exists so that `npm start` works on a fresh clone; it is shown
- * once here, on the terminal, and never goes through the logger.
+ * on the terminal, and never goes through the logger.
  */
 function printDevelopmentToken(token: string, env: Environment): void {
   const host =
@@ -32,26 +32,30 @@ function printDevelopmentToken(token: string, env: Environment): void {
 }
 
 async function bootstrap(): Promise<void> {
-  // Validated here first too, so a bad setting is named before anything starts.
-  const { LOG_LEVEL } = validateEnvironment(process.env);
-  const app = await createApp({ logLevel: LOG_LEVEL });
-  const env = app.get<Environment>(environmentConfig.KEY);
+  const env = validateEnvironment(process.env);
+  const app = await createApp(env);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received: shutting down`);
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error(
-          'Shutdown failed',
-          error instanceof Error ? error.stack : error,
-        );
-        process.exit(1);
-      },
+    logger.log(
+      `${signal} received: draining requests, then closing the database`,
     );
+    app
+      .get(GracefulShutdown)
+      .drain(env.SHUTDOWN_TIMEOUT_MS)
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error(
+            'Shutdown failed',
+            error instanceof Error ? error.stack : error,
+          );
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -2,6 +2,7 @@ import { applyDecorators, Inject } from '@nestjs/common';
 import { registerAs } from '@nestjs/config';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -44,6 +45,11 @@ const splitList = ({ value }: { value: unknown }): unknown =>
         .map((item) => item.trim())
         .filter((item) => item.length > 0)
     : value;
+
+const toBoolean = ({ value }: { value: unknown }): unknown =>
+  value === 'true' ? true : value === 'false' ? false : value;
+
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 /**
  * Every setting the service reads, with its default and its rule. This class is the
@@ -100,6 +106,63 @@ export class Environment {
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
+
+  /** auto: human-readable on a terminal outside production, JSON lines otherwise. */
+  @IsIn(LOG_FORMATS, { message: `must be one of ${LOG_FORMATS.join(', ')}` })
+  LOG_FORMAT: (typeof LOG_FORMATS)[number] = 'auto';
+
+  /** How long in-flight requests may take to finish after SIGTERM. */
+  @IsIntegerBetween(0, 600_000, 'milliseconds')
+  SHUTDOWN_TIMEOUT_MS: number = 10_000;
+
+  /** A client must send all its headers within this time (slow-loris defence). */
+  @IsIntegerBetween(1_000, 600_000, 'milliseconds')
+  HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+
+  /** A client must send its whole request within this time. */
+  @IsIntegerBetween(1_000, 600_000, 'milliseconds')
+  HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
+
+  /** Idle keep-alive connections live this long: longer than load balancers' 60 s. */
+  @IsIntegerBetween(1_000, 600_000, 'milliseconds')
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
+
+  /** Origins allowed by CORS; empty: CORS off (no Access-Control-* headers). */
+  @Transform(splitList)
+  @IsString({ each: true })
+  @Matches(/^(\*|https?:\/\/[^\s,/]+)$/, {
+    each: true,
+    message:
+      'must be a comma-separated list of origins such as https://app.example.com, or *',
+  })
+  CORS_ORIGINS: string[] = [];
+
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  METRICS_ENABLED: boolean = true;
+
+  /** Serve /metrics on this port instead of the API port (unset: the API port). */
+  @IsOptional()
+  @IsIntegerBetween(1, 65535)
+  METRICS_PORT?: number = undefined;
+
+  /** How long a token looked up in the database is trusted before it is looked up again. */
+  @IsIntegerBetween(0, 30_000, 'milliseconds')
+  TOKEN_CACHE_TTL_MS: number = 10_000;
+
+  /** Failed authentications allowed per client address and window before 429. */
+  @IsIntegerBetween(1, 1_000_000)
+  AUTH_FAILURE_LIMIT: number = 30;
+
+  @IsIntegerBetween(1_000, 3_600_000, 'milliseconds')
+  AUTH_FAILURE_WINDOW_MS: number = 60_000;
+
+  /** Requests allowed per token and window; 0: no per-token limit. */
+  @IsIntegerBetween(0, 1_000_000)
+  TOKEN_RATE_LIMIT: number = 0;
+
+  @IsIntegerBetween(1_000, 3_600_000, 'milliseconds')
+  TOKEN_RATE_WINDOW_MS: number = 60_000;
 }
 
 /** Raised at boot; its message names every offending variable and never its value. */

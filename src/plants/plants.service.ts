@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isDatabaseUnavailable } from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
 import { PlantEntity } from './plant.entity.js';
@@ -18,6 +19,7 @@ export class PlantsService {
   constructor(
     @InjectRepository(PlantEntity)
     private readonly plants: Repository<PlantEntity>,
+    private readonly metrics: MetricsService,
   ) {}
 
   async create(newPlant: NewPlant): Promise<Plant> {
@@ -40,15 +42,20 @@ export class PlantsService {
       .returning(['id'])
       .updateEntity(false)
       .execute();
-    if ((inserted.raw as unknown[]).length === 1) return Plant.of(name, tag);
+    if ((inserted.raw as unknown[]).length === 1) {
+      this.metrics.plantsCreated.inc();
+      return Plant.of(name, tag);
+    }
 
     // Plants are never deleted, so a skipped insert means the row is there to read.
     const stored = await this.plants.findOneByOrFail({ id: row.id });
     if (stored.name !== row.name || stored.tag !== row.tag) {
+      this.metrics.plantConflicts.inc();
       throw ApiError.conflict(
         'A plant with this id already exists with a different name or tag.',
       );
     }
+    this.metrics.plantReplays.inc();
     return Plant.of(stored.name, stored.tag);
   }
 }

@@ -11,7 +11,7 @@ export interface RunningApp {
 
 /** The real service, as main.ts builds it, listening on a free loopback port. */
 export async function startApp(): Promise<RunningApp> {
-  const app = await createApp({ logLevel: 'fatal' });
+  const app = await createApp();
   await app.listen(0, '127.0.0.1');
   return {
     app,

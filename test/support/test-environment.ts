@@ -6,3 +6,5 @@ import { TEST_TOKENS } from './tokens.js';
 process.env.DATABASE_URL = inject('databaseUrl');
 process.env.API_TOKENS = TEST_TOKENS.join(',');
 process.env.NODE_ENV = 'test';
+// Quiet unless asked: LOG_LEVEL=debug npm test shows the service's own log lines.
+process.env.LOG_LEVEL ??= 'fatal';

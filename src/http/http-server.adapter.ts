@@ -1,0 +1,47 @@
+import { createServer } from 'node:http';
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Environment } from '../config/environment.js';
+
+export type ServerTimeouts = Pick<
+  Environment,
+  | 'HTTP_HEADERS_TIMEOUT_MS'
+  | 'HTTP_REQUEST_TIMEOUT_MS'
+  | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'
+>;
+
+/**
+ * Express, on an HTTP server whose timeouts are set on purpose:
+ * - headersTimeout: a client that trickles its headers (slow loris) is cut off;
+ * - requestTimeout: the whole request must arrive in time;
+ * - keepAliveTimeout: longer than the 60 s idle timeout of common load balancers, so the
+ *   balancer, not this server, closes idle connections (no reset on a reused socket).
+ * Node checks these every connectionsCheckingInterval (30 s by default): a second here
+ * makes the bounds hold to the second. Nest creates the server in initHttpServer, and
+ * only the constructor takes that interval, hence this override.
+ */
+export class TimedExpressAdapter extends ExpressAdapter {
+  constructor(private readonly timeouts: ServerTimeouts) {
+    super();
+  }
+
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options.httpsOptions !== undefined) {
+      throw new Error(
+        'HTTPS is terminated in front of this service, not by it.',
+      );
+    }
+    const server = createServer(
+      {
+        headersTimeout: this.timeouts.HTTP_HEADERS_TIMEOUT_MS,
+        requestTimeout: this.timeouts.HTTP_REQUEST_TIMEOUT_MS,
+        keepAliveTimeout: this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+        connectionsCheckingInterval: 1_000,
+      },
+      this.getInstance(),
+    );
+    // Older Node versions ignore keepAliveTimeout in the options; the property always works.
+    server.keepAliveTimeout = this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+    this.setHttpServer(server);
+  }
+}

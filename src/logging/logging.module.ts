@@ -1,0 +1,109 @@
+import { createRequire } from 'node:module';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Module } from '@nestjs/common';
+import { LoggerModule, type Params } from 'nestjs-pino';
+import type { Request } from 'express';
+import { type Environment, environmentConfig } from '../config/environment.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+
+const PINO_LEVELS: Record<Environment['LOG_LEVEL'], string> = {
+  fatal: 'fatal',
+  error: 'error',
+  warn: 'warn',
+  log: 'info',
+  debug: 'debug',
+  verbose: 'trace',
+};
+
+// Wherever a header object may be logged, its credentials are not.
+const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'authorization',
+  'token',
+];
+
+function prettyOutputAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Human-readable on a developer's terminal; JSON lines anywhere else. */
+function wantsPrettyOutput(env: Environment): boolean {
+  if (env.LOG_FORMAT === 'json') return false;
+  const wanted =
+    env.LOG_FORMAT === 'pretty' ||
+    (process.stdout.isTTY === true && env.NODE_ENV !== 'production');
+  return wanted && prettyOutputAvailable();
+}
+
+/** The path alone: a query string may carry anything, tokens included. */
+function pathOf(url: string | undefined): string {
+  return (url ?? '').split('?')[0];
+}
+
+export function loggerParams(env: Environment): Params {
+  return {
+    pinoHttp: {
+      level: PINO_LEVELS[env.LOG_LEVEL],
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      genReqId: (request: IncomingMessage, response: ServerResponse) => {
+        const id = requestIdOf(request);
+        response.setHeader(REQUEST_ID_HEADER, id);
+        return id;
+      },
+      serializers: {
+        req: (request: IncomingMessage & { id?: string }) => ({
+          id: request.id,
+          method: request.method,
+          path: pathOf(request.url),
+        }),
+        res: (response: ServerResponse) => ({
+          statusCode: response.statusCode,
+        }),
+      },
+      // One line per request: its route template (not the raw path) once Express matched it.
+      customSuccessObject: (
+        request,
+        _response,
+        line: Record<string, unknown>,
+      ) => ({
+        ...line,
+        route: (request as Request).route?.path ?? null,
+      }),
+      customErrorObject: (
+        request,
+        _response,
+        _error,
+        line: Record<string, unknown>,
+      ) => ({
+        ...line,
+        route: (request as Request).route?.path ?? null,
+      }),
+      customLogLevel: (_request, response, error) =>
+        error !== undefined || response.statusCode >= 500 ? 'error' : 'info',
+      transport: wantsPrettyOutput(env)
+        ? {
+            target: 'pino-pretty',
+            options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
+          }
+        : undefined,
+    },
+  };
+}
+
+@Module({
+  imports: [
+    LoggerModule.forRootAsync({
+      inject: [environmentConfig.KEY],
+      useFactory: loggerParams,
+    }),
+  ],
+})
+export class LoggingModule {}

@@ -1,0 +1,27 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { MetricsService } from './metrics.service.js';
+
+/** Times every request, labelled by the route template so that label values stay few. */
+@Injectable()
+export class HttpMetricsMiddleware implements NestMiddleware {
+  constructor(private readonly metrics: MetricsService) {}
+
+  use(request: Request, response: Response, next: NextFunction): void {
+    const started = process.hrtime.bigint();
+    response.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.httpRequestDuration.observe(
+        {
+          method: request.method,
+          route:
+            (request.route as { path?: string } | undefined)?.path ??
+            'unmatched',
+          status: String(response.statusCode),
+        },
+        seconds,
+      );
+    });
+    next();
+  }
+}

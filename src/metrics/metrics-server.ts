@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import {
+  HttpStatus,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { defaultMessage } from '../errors/api-error.js';
+import { ErrorBody } from '../errors/error-body.dto.js';
+import { MetricsService } from './metrics.service.js';
+
+/** With METRICS_PORT set, /metrics is served there (for a private scrape network) instead. */
+@Injectable()
+export class MetricsServer
+  implements OnApplicationBootstrap, OnApplicationShutdown
+{
+  private readonly logger = new Logger('MetricsServer');
+  private server?: Server;
+
+  constructor(
+    private readonly metrics: MetricsService,
+    @InjectEnvironment() private readonly env: Environment,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.env.METRICS_ENABLED || this.env.METRICS_PORT === undefined)
+      return;
+    this.server = createServer((request, response) => {
+      if (
+        request.method === 'GET' &&
+        request.url?.split('?')[0] === '/metrics'
+      ) {
+        this.metrics.render().then(
+          ({ contentType, body }) =>
+            response.writeHead(200, { 'Content-Type': contentType }).end(body),
+          () => response.writeHead(500).end(),
+        );
+        return;
+      }
+      const status = HttpStatus.NOT_FOUND;
+      response
+        .writeHead(status, {
+          'Content-Type': 'application/json; charset=utf-8',
+        })
+        .end(JSON.stringify(new ErrorBody(status, defaultMessage(status))));
+    });
+    this.server.listen(this.env.METRICS_PORT, this.env.HOST);
+    await once(this.server, 'listening');
+    this.logger.log(`Metrics on port ${this.env.METRICS_PORT}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.server === undefined) return;
+    const closed = once(this.server, 'close');
+    this.server.close();
+    this.server.closeAllConnections();
+    await closed;
+  }
+}

@@ -1,0 +1,17 @@
+import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { HttpMetricsMiddleware } from './http-metrics.middleware.js';
+import { MetricsController } from './metrics.controller.js';
+import { MetricsServer } from './metrics-server.js';
+import { MetricsService } from './metrics.service.js';
+
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [MetricsService, MetricsServer],
+  exports: [MetricsService],
+})
+export class MetricsModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(HttpMetricsMiddleware).forRoutes('{*path}');
+  }
+}
