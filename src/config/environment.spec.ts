@@ -16,6 +16,19 @@ describe('validateEnvironment', () => {
       DATABASE_CONNECT_TIMEOUT_MS: 2000,
       DATABASE_QUERY_TIMEOUT_MS: 5000,
       LOG_LEVEL: 'log',
+      LOG_FORMAT: 'auto',
+      SHUTDOWN_TIMEOUT_MS: 10000,
+      HTTP_HEADERS_TIMEOUT_MS: 10000,
+      HTTP_REQUEST_TIMEOUT_MS: 30000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000,
+      CORS_ORIGINS: [],
+      METRICS_ENABLED: true,
+      METRICS_PORT: undefined,
+      TOKEN_CACHE_TTL_MS: 10000,
+      AUTH_FAILURE_LIMIT: 30,
+      AUTH_FAILURE_WINDOW_MS: 60000,
+      TOKEN_RATE_LIMIT: 0,
+      TOKEN_RATE_WINDOW_MS: 60000,
     });
   });
 
@@ -35,6 +48,17 @@ describe('validateEnvironment', () => {
       'second-token-0123456789',
     ]);
     expect(env.DATABASE_URL).toBe('postgresql://user:pw@db:5432/plants');
+  });
+
+  it('reads booleans strictly and origins as a list', () => {
+    expect(
+      validateEnvironment({ METRICS_ENABLED: 'false' }).METRICS_ENABLED,
+    ).toBe(false);
+    expect(
+      validateEnvironment({
+        CORS_ORIGINS: 'https://a.example, http://localhost:5173',
+      }).CORS_ORIGINS,
+    ).toEqual(['https://a.example', 'http://localhost:5173']);
   });
 
   it('treats an empty value as unset and ignores variables it does not know', () => {
