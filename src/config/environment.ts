@@ -46,8 +46,9 @@ const splitList = ({ value }: { value: unknown }): unknown =>
         .filter((item) => item.length > 0)
     : value;
 
-const toBoolean = ({ value }: { value: unknown }): unknown =>
-  value === 'true' ? true : value === 'false' ? false : value;
+// Reads the raw text: implicit conversion would already have made "false" true.
+const toBoolean = ({ obj, key }: { obj: Record<string, unknown>; key: string }): unknown =>
+  obj[key] === 'true' ? true : obj[key] === 'false' ? false : obj[key];
 
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
