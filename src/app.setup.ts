@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
-import { type Environment, validateEnvironment } from './config/environment.js';
+import { validateEnvironment } from './config/environment.js';
 import { answerClientErrorsWithErrorBody } from './http/client-error.handler.js';
 import { TimedExpressAdapter } from './http/http-server.adapter.js';
 import { setupOpenApi } from './openapi/openapi.js';
@@ -27,9 +27,9 @@ function enableCors(
  * cannot be a provider (the HTTP server and its timeouts, the body parser switch, response
  * headers, the OpenAPI routes) is set up in one place.
  */
-export async function createApp(
-  env: Environment = validateEnvironment(process.env),
-): Promise<NestExpressApplication> {
+export async function createApp(): Promise<NestExpressApplication> {
+  // What is needed before Nest's container exists; the container reads the same source.
+  const env = validateEnvironment(process.env);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule,
     new TimedExpressAdapter(env),

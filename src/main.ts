@@ -4,7 +4,7 @@ import { createApp } from './app.setup.js';
 import {
   ConfigurationError,
   type Environment,
-  validateEnvironment,
+  environmentConfig,
 } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
@@ -32,8 +32,8 @@ function printDevelopmentToken(token: string, env: Environment): void {
 }
 
 async function bootstrap(): Promise<void> {
-  const env = validateEnvironment(process.env);
-  const app = await createApp(env);
+  const app = await createApp();
+  const env = app.get<Environment>(environmentConfig.KEY);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

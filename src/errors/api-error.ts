@@ -81,6 +81,12 @@ export class ApiError extends HttpException {
     return new ApiError(HttpStatus.UNSUPPORTED_MEDIA_TYPE);
   }
 
+  static tooManyRequests(retryAfterSeconds: number): ApiError {
+    return new ApiError(HttpStatus.TOO_MANY_REQUESTS, undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+    });
+  }
+
   static unsupportedContentEncoding(): ApiError {
     return new ApiError(
       HttpStatus.UNSUPPORTED_MEDIA_TYPE,

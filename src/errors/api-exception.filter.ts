@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+import { routeLabel } from '../http/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
 import { ErrorBody } from './error-body.dto.js';
 
@@ -80,7 +81,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   ): ErrorAnswer {
     const requestId = requestIdOf(request);
     this.logger.error(
-      `Unexpected error on ${request.method} ${request.route?.path ?? 'unmatched route'} [request ${requestId}]`,
+      `Unexpected error on ${request.method} ${routeLabel(request)} [request ${requestId}]`,
       exception instanceof Error ? exception.stack : String(exception),
     );
     return {

@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Module } from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
-import type { Request } from 'express';
 import { type Environment, environmentConfig } from '../config/environment.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+import { routeLabel } from '../http/route-label.js';
 
 const PINO_LEVELS: Record<Environment['LOG_LEVEL'], string> = {
   fatal: 'fatal',
@@ -75,7 +75,7 @@ export function loggerParams(env: Environment): Params {
         line: Record<string, unknown>,
       ) => ({
         ...line,
-        route: (request as Request).route?.path ?? null,
+        route: routeLabel(request),
       }),
       customErrorObject: (
         request,
@@ -84,7 +84,7 @@ export function loggerParams(env: Environment): Params {
         line: Record<string, unknown>,
       ) => ({
         ...line,
-        route: (request as Request).route?.path ?? null,
+        route: routeLabel(request),
       }),
       customLogLevel: (_request, response, error) =>
         error !== undefined || response.statusCode >= 500 ? 'error' : 'info',

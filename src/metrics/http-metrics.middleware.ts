@@ -1,5 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { routeLabel } from '../http/route-label.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Times every request, labelled by the route template so that label values stay few. */
@@ -14,9 +15,7 @@ export class HttpMetricsMiddleware implements NestMiddleware {
       this.metrics.httpRequestDuration.observe(
         {
           method: request.method,
-          route:
-            (request.route as { path?: string } | undefined)?.path ??
-            'unmatched',
+          route: routeLabel(request),
           status: String(response.statusCode),
         },
         seconds,

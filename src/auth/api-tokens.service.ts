@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { ApiTokenEntity, stateOf } from './api-token.entity.js';
+import { hashToken } from './token-hash.js';
+
+/** The prefix lets secret scanners recognise a leaked Plant Store token. */
+export const MANAGED_TOKEN_PREFIX = 'pst_';
+const TOKEN_NAME = /^[\w.-]{1,64}$/;
+
+export class TokenNameTakenError extends Error {}
+
+export interface CreatedToken {
+  token: string;
+  record: ApiTokenEntity;
+}
+
+/** Managed tokens: created, listed and revoked by operators (npm run token). */
+@Injectable()
+export class ApiTokensService {
+  constructor(
+    @InjectRepository(ApiTokenEntity)
+    private readonly tokens: Repository<ApiTokenEntity>,
+  ) {}
+
+  static isValidName(name: string): boolean {
+    return TOKEN_NAME.test(name);
+  }
+
+  async create(
+    name: string,
+    expiresAt: Date | null = null,
+  ): Promise<CreatedToken> {
+    const token = `${MANAGED_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const inserted = await this.tokens
+      .createQueryBuilder()
+      .insert()
+      .values({ name, tokenHash: hashToken(token), expiresAt })
+      .orIgnore()
+      .returning('*')
+      .execute();
+    const [row] = inserted.raw as Record<string, unknown>[];
+    if (row === undefined)
+      throw new TokenNameTakenError(`A token named ${name} exists already.`);
+    return { token, record: await this.tokens.findOneByOrFail({ name }) };
+  }
+
+  list(): Promise<ApiTokenEntity[]> {
+    return this.tokens.find({ order: { createdAt: 'ASC' } });
+  }
+
+  /** True when a token of that name was active and is now revoked. */
+  async revoke(name: string): Promise<boolean> {
+    const result = await this.tokens.update(
+      { name, revokedAt: IsNull() },
+      { revokedAt: new Date() },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The name of the active token with this hash, if any. */
+  async findActive(tokenHash: Buffer): Promise<ApiTokenEntity | undefined> {
+    const token = await this.tokens.findOneBy({ tokenHash });
+    return token !== null && stateOf(token) === 'active' ? token : undefined;
+  }
+
+  async countActive(): Promise<number> {
+    const tokens = await this.tokens.findBy({ revokedAt: IsNull() });
+    return tokens.filter((token) => stateOf(token) === 'active').length;
+  }
+}
