@@ -1,10 +1,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ConfigurationError,
-  validateEnvironment,
-} from '../config/environment.js';
+import { validateEnvironment } from '../config/environment.js';
 import { loadConfiguredTokens } from './configured-tokens.js';
 import { hashToken } from './token-hash.js';
 
