@@ -11,6 +11,7 @@ import {
   send,
   uniqueId,
 } from './support/http.js';
+import { parseResponse, RawConnection } from './support/raw-http.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 
 const INVALID_TOKEN_CHALLENGE =
@@ -318,6 +319,31 @@ describe('HTTP hardening', () => {
     expect(server.headersTimeout).toBe(10_000);
     expect(server.requestTimeout).toBe(30_000);
     expect(server.keepAliveTimeout).toBe(65_000);
+  });
+
+  it('cuts off a client that trickles its headers, with a 408 Error body', async () => {
+    const slow = await startApp({ HTTP_HEADERS_TIMEOUT_MS: '1000' });
+    try {
+      const connection = await RawConnection.open(
+        Number(new URL(slow.url).port),
+      );
+      connection.write('POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      let open = true;
+      void connection.closed.then(() => (open = false));
+      // One header line every 250 ms, never the blank line that ends them: bounded at 40.
+      for (let line = 0; line < 40 && open; line += 1) {
+        connection.write(`X-Slow-${line}: x\r\n`);
+        await sleep(250);
+      }
+      expect(open).toBe(false);
+      const answer = parseResponse(await connection.closed);
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.body)).toEqual(
+        errorBody(408, 'The request took too long to arrive.'),
+      );
+    } finally {
+      await slow.close();
+    }
   });
 
   it('sends the helmet security headers', async () => {

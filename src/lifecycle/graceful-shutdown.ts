@@ -16,7 +16,7 @@ const IDLE_SWEEP_MS = 100;
 @Injectable()
 export class GracefulShutdown implements OnApplicationBootstrap {
   private readonly logger = new Logger('Shutdown');
-  private inFlight = 0;
+  private readonly inFlight = new Set<ServerResponse>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -28,8 +28,8 @@ export class GracefulShutdown implements OnApplicationBootstrap {
     this.server().prependListener(
       'request',
       (_request: IncomingMessage, response: ServerResponse) => {
-        this.inFlight += 1;
-        response.once('close', () => (this.inFlight -= 1));
+        this.inFlight.add(response);
+        response.once('close', () => this.inFlight.delete(response));
         if (this.state.isShuttingDown)
           response.setHeader('Connection', 'close');
       },
@@ -39,6 +39,10 @@ export class GracefulShutdown implements OnApplicationBootstrap {
   /** Resolves once every connection is closed, or the timeout forced them closed. */
   async drain(timeoutMs: number): Promise<void> {
     this.state.begin();
+    // Requests already running say so too, so their clients do not reuse the connection.
+    for (const response of this.inFlight) {
+      if (!response.headersSent) response.setHeader('Connection', 'close');
+    }
     const server = this.server();
     const closed = server.listening ? once(server, 'close') : Promise.resolve();
     server.close();
@@ -55,7 +59,7 @@ export class GracefulShutdown implements OnApplicationBootstrap {
       ]);
       if (outcome === 'timeout') {
         this.logger.warn(
-          `${this.inFlight} request(s) still running after ${timeoutMs} ms: closing their connections`,
+          `${this.inFlight.size} request(s) still running after ${timeoutMs} ms: closing their connections`,
         );
         server.closeAllConnections();
       }

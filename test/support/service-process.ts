@@ -55,6 +55,10 @@ export class ServiceProcess {
     return this.exited;
   }
 
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     if (this.child.exitCode === null) this.child.kill(signal);
     return this.exited;

@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+import { type RunningApp, startApp } from './support/app.js';
+import { newPlantJson, postPlant, uniqueId } from './support/http.js';
+
+const run = promisify(execFile);
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm run token -- <args>` minus the build step: the built CLI against the e2e database. */
+async function tokenCli(...args: string[]): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [resolve('dist/cli/token.js'), ...args],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATABASE_URL: inject('databaseUrl'),
+          NO_COLOR: '1',
+        },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('npm run token', () => {
+  let service: RunningApp;
+  const name = `cli-${process.pid}-${Date.now()}`;
+
+  beforeAll(async () => {
+    service = await startApp({ TOKEN_CACHE_TTL_MS: '0' });
+  });
+  afterAll(() => service.close());
+
+  it('creates a token shown once, that the service accepts', async () => {
+    const created = await tokenCli(
+      'create',
+      '--name',
+      name,
+      '--expires-in',
+      '90d',
+    );
+    expect(created.code).toBe(0);
+    const token = created.stdout.trim().split('\n').at(-1) ?? '';
+    expect(token).toMatch(/^pst_[\w-]{43}$/);
+    expect(created.stdout).toMatch(
+      new RegExp(`Created token "${name}", expires \\d{4}-`),
+    );
+
+    expect(
+      (
+        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+          token,
+        })
+      ).status,
+    ).toBe(200);
+
+    const listed = await tokenCli('list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^NAME\s+CREATED\s+EXPIRES\s+STATE$/m);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${name}\\s+\\S+\\s+\\S+\\s+active$`, 'm'),
+    );
+    expect(listed.stdout).not.toContain(token.slice(4));
+
+    const revoked = await tokenCli('revoke', name);
+    expect(revoked.code).toBe(0);
+    expect((await tokenCli('list')).stdout).toMatch(
+      new RegExp(`^${name}\\s+.*revoked$`, 'm'),
+    );
+    expect(
+      (
+        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+          token,
+        })
+      ).status,
+    ).toBe(401);
+  });
+
+  it.each([
+    [['create', '--name', 'bad name!'], /--name/],
+    [['create'], /--name/],
+    [['create', '--name', 'ok', '--expires-in', 'soon'], /--expires-in/],
+    [['revoke', 'no-such-token'], /No active token is named "no-such-token"/],
+    [['rotate'], /Usage:/],
+  ])('refuses %j with exit code 2 and a message', async (args, message) => {
+    const result = await tokenCli(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses a name that is taken', async () => {
+    const taken = `taken-${process.pid}-${Date.now()}`;
+    expect((await tokenCli('create', '--name', taken)).code).toBe(0);
+    const again = await tokenCli('create', '--name', taken);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`A token named ${taken} exists already.`);
+  });
+});
