@@ -1,8 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 
-const MAIN = resolve('dist/main.js');
-
 /** The built service (`npm run build`) as its own process, the way start:prod runs it. */
 export class ServiceProcess {
   private output = '';
@@ -22,8 +20,13 @@ export class ServiceProcess {
     );
   }
 
-  static start(env: Record<string, string>): ServiceProcess {
-    const child = spawn(process.execPath, [MAIN], {
+  /** `dir`: the directory holding dist/ and node_modules/, by default this repository. */
+  static start(
+    env: Record<string, string>,
+    { dir = resolve('.') }: { dir?: string } = {},
+  ): ServiceProcess {
+    const child = spawn(process.execPath, [resolve(dir, 'dist/main.js')], {
+      cwd: dir,
       // Only what the test gives, plus PATH: nothing leaks in from the test runner's env.
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
