@@ -139,9 +139,12 @@ describe('the production install, made as the image makes it', () => {
     );
     try {
       await service.waitFor(/listening on/);
-      const health = await send(`${baseUrl}/health`);
-      expect(health.status).toBe(200);
-      expect(health.body).toEqual({ status: 'ok' });
+      // The probes the Dockerfile and the manifests point at.
+      for (const probe of ['/health/live', '/health/ready', '/health']) {
+        const health = await send(`${baseUrl}${probe}`);
+        expect(health.status).toBe(200);
+        expect(health.body).toEqual({ status: 'ok' });
+      }
 
       const created = await postPlant(
         baseUrl,
