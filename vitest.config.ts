@@ -23,6 +23,19 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'reliability',
+          include: ['test/reliability/**/*.reliability-spec.ts'],
+          setupFiles: ['test/support/test-environment.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          // One scenario at a time: they load a 2-core machine and print their figures.
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

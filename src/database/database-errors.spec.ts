@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from './database-errors.js';
+import { isDatabaseUnavailable, isLostConnection } from './database-errors.js';
 
 const withCode = (code: string) =>
   Object.assign(new Error('driver text'), { code });
@@ -44,5 +44,37 @@ describe('isDatabaseUnavailable', () => {
     ['null', null],
   ])('is false for %s', (_case, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isLostConnection', () => {
+  it.each([
+    ['a reset connection', withCode('ECONNRESET')],
+    ['an administrator ending the backend (57P01)', withCode('57P01')],
+    [
+      'a connection lost mid-query',
+      new Error('Connection terminated unexpectedly'),
+    ],
+    [
+      'a wrapped lost connection',
+      Object.assign(new Error('query failed'), {
+        driverError: withCode('57P01'),
+      }),
+    ],
+  ])('is true for %s', (_case, error) => {
+    expect(isLostConnection(error)).toBe(true);
+  });
+
+  it.each([
+    [
+      'a refused connection: the server is down, a retry would only wait',
+      withCode('ECONNREFUSED'),
+    ],
+    ['a connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['a statement timeout (57014)', withCode('57014')],
+    ['a unique violation', withCode('23505')],
+    ['nothing', undefined],
+  ])('is false for %s', (_case, error) => {
+    expect(isLostConnection(error)).toBe(false);
   });
 });

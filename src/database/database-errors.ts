@@ -1,50 +1,84 @@
-// Node socket errors and pg's own messages when it cannot reach or lost the server.
-const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-const CONNECTION_ERROR_MESSAGES = [
-  'Connection terminated',
-  'timeout exceeded when trying to connect',
-  'Query read timeout',
-  'Client has encountered a connection error',
-  'Connection ended unexpectedly',
-];
-// SQLSTATE: class 08 connection exception; 57P01-57P03 server shutting down or starting;
-// 53300 too many connections; 57014 statement timeout (the server is too slow to answer).
-const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300|57014)$/;
+interface ErrorSignature {
+  codes: ReadonlySet<string>;
+  sqlStates: RegExp;
+  messages: readonly string[];
+}
 
-function describesUnavailable(error: Record<string, unknown>): boolean {
+// Node socket errors, SQLSTATEs and pg's own messages when it cannot reach or lost the
+// server. SQLSTATE: class 08 connection exception; 57P01-57P03 server shutting down or
+// starting; 53300 too many connections; 57014 statement timeout (too slow to answer).
+const UNAVAILABLE: ErrorSignature = {
+  codes: new Set([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'EPIPE',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+  ]),
+  sqlStates: /^(08...|57P0[123]|53300|57014)$/,
+  messages: [
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'Query read timeout',
+    'Client has encountered a connection error',
+    'Connection ended unexpectedly',
+  ],
+};
+
+// The subset that means a pooled connection died under the query (the server restarted,
+// or an administrator ended the backend) while a new one may well work.
+const LOST_CONNECTION: ErrorSignature = {
+  codes: new Set(['ECONNRESET', 'EPIPE']),
+  sqlStates: /^57P01$/,
+  messages: [
+    'Connection terminated unexpectedly',
+    'Client has encountered a connection error',
+    'Connection ended unexpectedly',
+  ],
+};
+
+function matchesOne(
+  error: Record<string, unknown>,
+  signature: ErrorSignature,
+): boolean {
   const { code, message } = error;
-  if (typeof code === 'string') {
-    if (CONNECTION_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code)) {
-      return true;
-    }
+  if (
+    typeof code === 'string' &&
+    (signature.codes.has(code) || signature.sqlStates.test(code))
+  ) {
+    return true;
   }
   return (
     typeof message === 'string' &&
-    CONNECTION_ERROR_MESSAGES.some((fragment) => message.includes(fragment))
+    signature.messages.some((fragment) => message.includes(fragment))
+  );
+}
+
+// TypeORM wraps driver errors, so the wrapped `driverError` is looked at too.
+function matches(error: unknown, signature: ErrorSignature): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const record = error as Record<string, unknown>;
+  const { driverError } = record;
+  return (
+    matchesOne(record, signature) ||
+    (typeof driverError === 'object' &&
+      driverError !== null &&
+      matchesOne(driverError as Record<string, unknown>, signature))
   );
 }
 
 /**
  * True when an error means the database cannot be reached or cannot answer now, as
- * opposed to a fault in the request or the code. TypeORM wraps driver errors, so the
- * wrapped `driverError` is looked at too.
+ * opposed to a fault in the request or the code.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const record = error as Record<string, unknown>;
-  return (
-    describesUnavailable(record) ||
-    (typeof record.driverError === 'object' &&
-      record.driverError !== null &&
-      describesUnavailable(record.driverError as Record<string, unknown>))
-  );
+  return matches(error, UNAVAILABLE);
+}
+
+/** True when a pooled connection was lost under a query: worth one retry on a fresh one. */
+export function isLostConnection(error: unknown): boolean {
+  return matches(error, LOST_CONNECTION);
 }

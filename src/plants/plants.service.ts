@@ -1,12 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isDatabaseUnavailable } from '../database/database-errors.js';
+import {
+  isDatabaseUnavailable,
+  isLostConnection,
+} from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
 import { PlantEntity } from './plant.entity.js';
+
+const LOST_CONNECTION_ATTEMPTS = 3;
 
 /**
  * Creates plants. The id is unique; the database, not this process, decides races:
@@ -24,10 +29,28 @@ export class PlantsService {
 
   async create(newPlant: NewPlant): Promise<Plant> {
     try {
-      return await this.createOrReplay(newPlant);
+      return await this.createOrReplayOnLiveConnection(newPlant);
     } catch (error) {
       if (isDatabaseUnavailable(error)) throw ApiError.databaseUnavailable();
       throw error;
+    }
+  }
+
+  /**
+   * A pooled connection the server has ended (a restart, pg_terminate_backend) fails at
+   * once; so may the next few, ended in the same sweep. Repeating is safe: if a lost
+   * attempt did store the plant, the next one replays it.
+   */
+  private async createOrReplayOnLiveConnection(
+    newPlant: NewPlant,
+  ): Promise<Plant> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.createOrReplay(newPlant);
+      } catch (error) {
+        if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
+          throw error;
+      }
     }
   }
 

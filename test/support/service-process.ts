@@ -34,6 +34,10 @@ export class ServiceProcess {
     return new ServiceProcess(child);
   }
 
+  get isRunning(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   get text(): string {
     return this.output;
   }

@@ -1,6 +1,7 @@
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddedPostgresServer } from '../../src/database/embedded-postgres.js';
 import { freePort } from './free-port.js';
 
@@ -8,7 +9,32 @@ export interface TestPostgres {
   url: string;
   /** Stops the server; with `keepData`, it can be started again on the same port. */
   stop(options?: { keepData?: boolean }): Promise<void>;
+  /** A clean stop (fast shutdown) and a start again. */
   restart(): Promise<void>;
+  /** SIGKILL to the server and every backend: a crash, recovered from the WAL on start(). */
+  crash(): Promise<void>;
+  start(): Promise<void>;
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // Fields after the command name, which is in parentheses: state, then the parent pid.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parent === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A throwaway embedded PostgreSQL in a temporary directory, on a free port. */
@@ -36,6 +62,21 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
     },
     async restart() {
       await server?.stop();
+      server = await EmbeddedPostgresServer.start(options);
+    },
+    async crash() {
+      const pidFile = await readFile(
+        join(dataDir, 'postgres', 'postmaster.pid'),
+        'utf8',
+      );
+      const postmaster = Number(pidFile.split('\n')[0]);
+      const victims = [postmaster, ...(await childrenOf(postmaster))];
+      for (const pid of victims) process.kill(pid, 'SIGKILL');
+      while (victims.some(isAlive)) await sleep(20);
+      // The library's handle saw its process die; a new start makes a new one.
+      server = undefined;
+    },
+    async start() {
       server = await EmbeddedPostgresServer.start(options);
     },
   };

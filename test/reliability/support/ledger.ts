@@ -1,0 +1,162 @@
+import pg from 'pg';
+
+export type Outcome =
+  | { kind: 'answered'; status: number; body: unknown; ms: number }
+  | { kind: 'no-answer'; error: string; ms: number };
+
+export interface Attempt {
+  id: bigint;
+  name: string;
+  tag?: string;
+  outcome: Outcome;
+  /** When it was sent, relative to the ledger's start (ms). */
+  at: number;
+}
+
+export interface Figures {
+  scenario: string;
+  sent: number;
+  acknowledged: number;
+  checked: number;
+  lost: number;
+  duplicated: number;
+  indeterminate: number;
+  statuses: Record<string, number>;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  tag: string | null;
+}
+
+/**
+ * Every request a scenario sent and what came back, checked against the database:
+ * 1. every 200 has its row with exactly the name and tag sent (else: lost);
+ * 2. no row differs from the request that got 200 for its id (else: duplicated);
+ * 3. a request without an answer may or may not have its row: indeterminate, never lost.
+ */
+export class Ledger {
+  readonly attempts: Attempt[] = [];
+  private readonly started = Date.now();
+
+  constructor(readonly scenario: string) {}
+
+  record(attempt: Omit<Attempt, 'at'> & { at?: number }): void {
+    this.attempts.push({
+      ...attempt,
+      at: attempt.at ?? Date.now() - this.started,
+    });
+  }
+
+  now(): number {
+    return Date.now() - this.started;
+  }
+
+  answered(): (Attempt & {
+    outcome: Extract<Outcome, { kind: 'answered' }>;
+  })[] {
+    return this.attempts.filter(
+      (
+        attempt,
+      ): attempt is Attempt & {
+        outcome: Extract<Outcome, { kind: 'answered' }>;
+      } => attempt.outcome.kind === 'answered',
+    );
+  }
+
+  async verify(databaseUrl: string): Promise<Figures> {
+    const acknowledged = this.answered().filter(
+      (attempt) => attempt.outcome.status === 200,
+    );
+    const ids = [
+      ...new Set(this.attempts.map((attempt) => attempt.id.toString())),
+    ];
+    const rows = await readRows(databaseUrl, ids);
+
+    let lost = 0;
+    let duplicated = 0;
+    const winners = new Map<string, Attempt>();
+    for (const attempt of acknowledged) {
+      const key = attempt.id.toString();
+      const row = rows.get(key);
+      if (
+        row === undefined ||
+        row.name !== attempt.name ||
+        row.tag !== (attempt.tag ?? null)
+      )
+        lost += 1;
+      const earlier = winners.get(key);
+      // Two 200s for one id are fine only as a replay of the very same plant.
+      if (
+        earlier !== undefined &&
+        (earlier.name !== attempt.name || earlier.tag !== attempt.tag)
+      )
+        duplicated += 1;
+      winners.set(key, attempt);
+    }
+    for (const [key, row] of rows) {
+      const winner = winners.get(key);
+      const sentExactly = this.attempts.some(
+        (attempt) =>
+          attempt.id.toString() === key &&
+          attempt.name === row.name &&
+          (attempt.tag ?? null) === row.tag,
+      );
+      // A row nobody sent, or one that differs from the acknowledged request, is a fault.
+      if (
+        !sentExactly ||
+        (winner !== undefined &&
+          (winner.name !== row.name || (winner.tag ?? null) !== row.tag))
+      ) {
+        duplicated += 1;
+      }
+    }
+    const statuses: Record<string, number> = {};
+    for (const attempt of this.attempts) {
+      const key =
+        attempt.outcome.kind === 'answered'
+          ? String(attempt.outcome.status)
+          : 'no answer';
+      statuses[key] = (statuses[key] ?? 0) + 1;
+    }
+    const figures: Figures = {
+      scenario: this.scenario,
+      sent: this.attempts.length,
+      acknowledged: acknowledged.length,
+      // Every id sent was looked up in the database.
+      checked: ids.length,
+      lost,
+      duplicated,
+      indeterminate: this.attempts.length - this.answered().length,
+      statuses,
+    };
+    printFigures(figures);
+    return figures;
+  }
+}
+
+export function printFigures(figures: Figures): void {
+  process.stdout.write(
+    `[reliability] ${figures.scenario}: sent=${figures.sent} acknowledged=${figures.acknowledged} ` +
+      `checked=${figures.checked} lost=${figures.lost} duplicated=${figures.duplicated} ` +
+      `indeterminate=${figures.indeterminate} statuses=${JSON.stringify(figures.statuses)}\n`,
+  );
+}
+
+async function readRows(
+  databaseUrl: string,
+  ids: string[],
+): Promise<Map<string, Row>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query<Row>(
+      'SELECT id::text AS id, name, tag FROM plants WHERE id = ANY($1::bigint[])',
+      [ids],
+    );
+    return new Map(result.rows.map((row) => [row.id, row]));
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,192 @@
+import { Agent, request } from 'node:http';
+import type { Ledger } from './ledger.js';
+
+let sequence = 0n;
+const base = 3n * 2n ** 60n + BigInt(process.pid) * 2n ** 36n;
+
+/** A fresh id above 2^53, so a rounding anywhere on the way would show as a lost plant. */
+export function nextId(): bigint {
+  sequence += 1n;
+  return base + sequence;
+}
+
+export interface LoadOptions {
+  baseUrl: string | (() => string);
+  token: string;
+  ledger: Ledger;
+  concurrency: number;
+  /** Per-request bound: past it the request counts as having no answer. */
+  timeoutMs?: number;
+  /** Bodies per id; with a function of the worker, several workers may share ids. */
+  plantFor?: (id: bigint, worker: number) => { name: string; tag?: string };
+}
+
+export interface RunningLoad {
+  stop(): Promise<void>;
+}
+
+/**
+ * Closed-loop clients creating plants until stopped, each attempt in the ledger. Connection
+ * errors are recorded as "no answer" and the client carries on after a short pause.
+ */
+export function startLoad({
+  baseUrl,
+  token,
+  ledger,
+  concurrency,
+  timeoutMs = 10_000,
+  plantFor = (id, worker) => ({
+    name: `Plant ${id} from ${worker}`,
+    tag: id % 2n === 0n ? 'even' : undefined,
+  }),
+}: LoadOptions): RunningLoad {
+  let running = true;
+  const dispatcher = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const worker = async (index: number): Promise<void> => {
+    while (running) {
+      const id = nextId();
+      const plant = plantFor(id, index);
+      await sendPlant({
+        baseUrl: typeof baseUrl === 'string' ? baseUrl : baseUrl(),
+        token,
+        ledger,
+        dispatcher,
+        timeoutMs,
+        id,
+        ...plant,
+      });
+    }
+  };
+  const workers = Array.from({ length: concurrency }, (_, index) =>
+    worker(index),
+  );
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+      dispatcher.destroy();
+    },
+  };
+}
+
+export interface SendOptions {
+  baseUrl: string;
+  token: string;
+  ledger: Ledger;
+  dispatcher?: Agent;
+  timeoutMs?: number;
+  id: bigint;
+  name: string;
+  tag?: string;
+}
+
+interface RawAnswer {
+  status: number;
+  text: string;
+}
+
+/** One POST /plants over node:http; rejects on a connection error or when it takes too long. */
+function post(
+  url: string,
+  token: string,
+  body: string,
+  agent: Agent | undefined,
+  timeoutMs: number,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+        timeout: timeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          // A body shorter than announced is an answer cut in the middle.
+          if (!response.complete)
+            reject(
+              Object.assign(new Error('truncated answer'), {
+                code: 'TRUNCATED',
+              }),
+            );
+          else
+            resolve({
+              status: response.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8'),
+            });
+        });
+        response.on('error', reject);
+      },
+    );
+    outgoing.on('timeout', () =>
+      outgoing.destroy(
+        Object.assign(new Error('timed out'), { code: 'TIMEOUT' }),
+      ),
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+export async function sendPlant({
+  baseUrl,
+  token,
+  ledger,
+  dispatcher,
+  timeoutMs = 10_000,
+  id,
+  name,
+  tag,
+}: SendOptions): Promise<void> {
+  const at = ledger.now();
+  const started = performance.now();
+  const body = `{"id": ${id}, "name": ${JSON.stringify(name)}${tag === undefined ? '' : `, "tag": ${JSON.stringify(tag)}`}}`;
+  try {
+    const answer = await post(
+      `${baseUrl}/plants`,
+      token,
+      body,
+      dispatcher,
+      timeoutMs,
+    );
+    let parsed: unknown = answer.text;
+    try {
+      parsed = JSON.parse(answer.text);
+    } catch {
+      // Kept as text: a non-JSON body is itself a finding.
+    }
+    ledger.record({
+      id,
+      name,
+      tag,
+      at,
+      outcome: {
+        kind: 'answered',
+        status: answer.status,
+        body: parsed,
+        ms: performance.now() - started,
+      },
+    });
+  } catch (error) {
+    ledger.record({
+      id,
+      name,
+      tag,
+      at,
+      outcome: {
+        kind: 'no-answer',
+        error: (error as { code?: string }).code ?? String(error),
+        ms: performance.now() - started,
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

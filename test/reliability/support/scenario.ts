@@ -1,0 +1,80 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../support/free-port.js';
+import { ServiceProcess } from '../../support/service-process.js';
+import { TEST_TOKENS, TOKEN } from '../../support/tokens.js';
+import { Ledger } from './ledger.js';
+import { sendPlant } from './load.js';
+
+export { TOKEN };
+
+export interface RunningService {
+  process: ServiceProcess;
+  port: number;
+  url: string;
+}
+
+/** The built service as a process on `databaseUrl`, answering once this resolves. */
+export async function startService(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<RunningService> {
+  const chosen = port ?? (await freePort());
+  const service = ServiceProcess.start({
+    DATABASE_URL: databaseUrl,
+    API_TOKENS: TEST_TOKENS.join(','),
+    PORT: String(chosen),
+    HOST: '127.0.0.1',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+    ...settings,
+  });
+  const url = `http://127.0.0.1:${chosen}`;
+  await untilReady(service, url);
+  return { process: service, port: chosen, url };
+}
+
+async function untilReady(service: ServiceProcess, url: string): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    if (!service.isRunning)
+      throw new Error(`The service exited while starting:\n${service.text}`);
+    const ready = await fetch(`${url}/health/ready`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
+    if (ready) return;
+    await sleep(100);
+  }
+  throw new Error(`The service never became ready:\n${service.text}`);
+}
+
+/**
+ * Invariant 4: after a fault ends, the service answers 200 again within `withinMs`, with no
+ * restart by hand. Returns how long it took.
+ */
+export async function recoveryTime(
+  url: string,
+  withinMs = 10_000,
+): Promise<number> {
+  const ledger = new Ledger('recovery probe');
+  const started = Date.now();
+  while (Date.now() - started < withinMs) {
+    const id =
+      BigInt(Date.now()) * 1000n + BigInt(Math.floor(Math.random() * 1000));
+    await sendPlant({
+      baseUrl: url,
+      token: TOKEN,
+      ledger,
+      id,
+      name: 'Recovery probe',
+      timeoutMs: 3_000,
+    });
+    const last = ledger.attempts.at(-1)?.outcome;
+    if (last?.kind === 'answered' && last.status === 200)
+      return Date.now() - started;
+    await sleep(100);
+  }
+  throw new Error(
+    `The service did not answer 200 within ${withinMs} ms of the fault ending.`,
+  );
+}
