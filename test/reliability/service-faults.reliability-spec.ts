@@ -1,0 +1,165 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  startTestPostgres,
+  type TestPostgres,
+} from '../support/test-postgres.js';
+import { Ledger } from './support/ledger.js';
+import { nextId, sendPlant, startLoad } from './support/load.js';
+import {
+  recoveryTime,
+  type RunningService,
+  startService,
+  TOKEN,
+} from './support/scenario.js';
+
+// A request sent on a connection the server closed, or never accepted, gets no answer: that
+// is not a lost plant. A response cut short after it began would be a broken promise.
+const NOT_ACCEPTED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+describe('service faults under load', () => {
+  let postgres: TestPostgres;
+
+  beforeAll(async () => {
+    postgres = await startTestPostgres('reliability-service');
+  });
+  afterAll(() => postgres.stop());
+
+  it('service killed (SIGKILL) mid-load and started again: nothing acknowledged is lost', async () => {
+    const first = await startService(postgres.url);
+    const ledger = new Ledger('service killed mid-load');
+    const load = startLoad({
+      baseUrl: first.url,
+      token: TOKEN,
+      ledger,
+      concurrency: 8,
+    });
+    await sleep(1_500);
+
+    first.process.signal('SIGKILL');
+    await first.process.exitCode();
+    await sleep(500);
+    const second = await startService(postgres.url, {}, first.port);
+    try {
+      const recoveredIn = await recoveryTime(second.url);
+      await sleep(1_000);
+      await load.stop();
+      process.stdout.write(
+        `[reliability] service killed: answering again ${recoveredIn} ms after its restart\n`,
+      );
+
+      const figures = await ledger.verify(postgres.url);
+      expect(figures.acknowledged).toBeGreaterThan(0);
+      expect(figures.lost).toBe(0);
+      expect(figures.duplicated).toBe(0);
+      expect(figures.indeterminate).toBeGreaterThan(0);
+      expect(
+        ledger.answered().filter(({ outcome }) => outcome.status !== 200),
+      ).toEqual([]);
+    } finally {
+      await second.process.stop();
+    }
+  });
+
+  it('graceful stop (SIGTERM) mid-load: every request taken gets a whole answer, exit 0', async () => {
+    const service = await startService(postgres.url, {
+      SHUTDOWN_TIMEOUT_MS: '10000',
+    });
+    const ledger = new Ledger('graceful stop mid-load');
+    const load = startLoad({
+      baseUrl: service.url,
+      token: TOKEN,
+      ledger,
+      concurrency: 16,
+    });
+    await sleep(1_500);
+
+    service.process.signal('SIGTERM');
+    expect(await service.process.exitCode()).toBe(0);
+    await load.stop();
+
+    const figures = await ledger.verify(postgres.url);
+    const unanswered = ledger.attempts.flatMap(({ outcome }) =>
+      outcome.kind === 'no-answer' ? [outcome.error] : [],
+    );
+    process.stdout.write(
+      `[reliability] graceful stop: requests not taken after SIGTERM by error: ${JSON.stringify(countBy(unanswered))}\n`,
+    );
+    expect(unanswered.filter((code) => !NOT_ACCEPTED.has(code))).toEqual([]);
+    expect(
+      ledger.answered().filter(({ outcome }) => outcome.status !== 200),
+    ).toEqual([]);
+    expect(figures.lost).toBe(0);
+    expect(figures.duplicated).toBe(0);
+  });
+
+  it('two instances on one database: one 200 per id for different bodies, all 200 for identical ones', async () => {
+    const [a, b] = await Promise.all([
+      startService(postgres.url),
+      startService(postgres.url),
+    ]);
+    try {
+      const ledger = new Ledger('two instances, one database');
+      const contested = Array.from({ length: 150 }, () => nextId());
+      const identical = Array.from({ length: 150 }, () => nextId());
+      await Promise.all([
+        ...contested.flatMap((id) => [
+          sendPlant({
+            baseUrl: a.url,
+            token: TOKEN,
+            ledger,
+            id,
+            name: `From A ${id}`,
+          }),
+          sendPlant({
+            baseUrl: b.url,
+            token: TOKEN,
+            ledger,
+            id,
+            name: `From B ${id}`,
+            tag: 'b',
+          }),
+        ]),
+        ...identical.flatMap((id) => [
+          sendPlant({
+            baseUrl: a.url,
+            token: TOKEN,
+            ledger,
+            id,
+            name: `Same ${id}`,
+            tag: 'same',
+          }),
+          sendPlant({
+            baseUrl: b.url,
+            token: TOKEN,
+            ledger,
+            id,
+            name: `Same ${id}`,
+            tag: 'same',
+          }),
+        ]),
+      ]);
+
+      const statusesFor = (id: bigint) =>
+        ledger
+          .answered()
+          .filter((attempt) => attempt.id === id)
+          .map(({ outcome }) => outcome.status)
+          .sort();
+      for (const id of contested) expect(statusesFor(id)).toEqual([200, 409]);
+      for (const id of identical) expect(statusesFor(id)).toEqual([200, 200]);
+
+      const figures = await ledger.verify(postgres.url);
+      expect(figures.indeterminate).toBe(0);
+      expect(figures.lost).toBe(0);
+      expect(figures.duplicated).toBe(0);
+    } finally {
+      await Promise.all([a.process.stop(), b.process.stop()]);
+    }
+  });
+});
+
+function countBy(values: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
