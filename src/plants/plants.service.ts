@@ -9,14 +9,15 @@ import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
+import { PlantInsertBatcher } from './plant-insert.batcher.js';
 import { PlantEntity } from './plant.entity.js';
 
 const LOST_CONNECTION_ATTEMPTS = 3;
 
 /**
  * Creates plants. The id is unique; the database, not this process, decides races:
- * the INSERT skips an existing id (ON CONFLICT DO NOTHING) and only then is the stored
- * row read. The same content again is a safe retry (200, nothing written); other
+ * the INSERT skips an existing id (ON CONFLICT DO NOTHING, grouped with concurrent
+ * requests by PlantInsertBatcher) and only then is the stored row read. The same content again is a safe retry (200, nothing written); other
  * content under a taken id is a conflict (409).
  */
 @Injectable()
@@ -24,6 +25,7 @@ export class PlantsService {
   constructor(
     @InjectRepository(PlantEntity)
     private readonly plants: Repository<PlantEntity>,
+    private readonly inserts: PlantInsertBatcher,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -56,16 +58,7 @@ export class PlantsService {
 
   private async createOrReplay({ id, name, tag }: NewPlant): Promise<Plant> {
     const row = { id: id.toString(), name, tag: tag ?? null };
-    const inserted = await this.plants
-      .createQueryBuilder()
-      .insert()
-      .into(PlantEntity)
-      .values(row)
-      .orIgnore()
-      .returning(['id'])
-      .updateEntity(false)
-      .execute();
-    if ((inserted.raw as unknown[]).length === 1) {
+    if ((await this.inserts.insert(row)) === 'created') {
       this.metrics.plantsCreated.inc();
       return Plant.of(name, tag);
     }
