@@ -5,12 +5,7 @@ import {
 } from '../support/test-postgres.js';
 import { Ledger } from './support/ledger.js';
 import { nextId, sendPlant, startLoad } from './support/load.js';
-import {
-  recoveryTime,
-  type RunningService,
-  startService,
-  TOKEN,
-} from './support/scenario.js';
+import { recoveryTime, startService, TOKEN } from './support/scenario.js';
 
 // A request sent on a connection the server closed, or never accepted, gets no answer: that
 // is not a lost plant. A response cut short after it began would be a broken promise.
@@ -144,7 +139,7 @@ describe('service faults under load', () => {
           .answered()
           .filter((attempt) => attempt.id === id)
           .map(({ outcome }) => outcome.status)
-          .sort();
+          .sort((a, b) => a - b);
       for (const id of contested) expect(statusesFor(id)).toEqual([200, 409]);
       for (const id of identical) expect(statusesFor(id)).toEqual([200, 200]);
 
