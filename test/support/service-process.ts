@@ -31,6 +31,10 @@ export class ServiceProcess {
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // A test that fails half-way must not leave a service running after the run.
+    const reap = (): void => void child.kill('SIGKILL');
+    process.once('exit', reap);
+    child.once('exit', () => process.removeListener('exit', reap));
     return new ServiceProcess(child);
   }
 
