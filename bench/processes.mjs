@@ -45,21 +45,57 @@ export function machineTicks() {
   return { busy: total - idle, total };
 }
 
+/** The fields of /proc/<pid>/stat from field 3 (state) on; the name may hold spaces. */
+function statFields(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
 /**
- * CPU ticks used so far by the processes of this benchmark: the given ones, and every
- * process named postgres (the database's, embedded or local). The machine's busy ticks
- * minus these are other people's work on a shared machine.
+ * The postmaster of a database backend running on this machine, or undefined (a database
+ * on another host; the name check keeps a local process that merely has the same pid out).
+ */
+export function postmasterOf(backendPid) {
+  try {
+    const text = readFileSync(`/proc/${backendPid}/stat`, 'utf8');
+    if (!text.includes('(postgres)')) return undefined;
+    return Number(statFields(backendPid)[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+let postmasterPid;
+/** Where the database's server processes hang from, when it runs on this machine. */
+export function setPostmasterPid(pid) {
+  postmasterPid = pid;
+}
+
+/**
+ * CPU ticks used so far by this benchmark: the given processes, this one and its children
+ * (pgbench; once reaped, a child's time moves into this process's cutime/cstime), and the
+ * database server's processes (its postmaster and every child of it). The machine's busy
+ * ticks minus these are other people's work on a shared machine.
  */
 function ourTicks(pids) {
   let ticks = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
     try {
-      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
-      if (!pids.includes(Number(entry)) && name !== 'postgres') continue;
-      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(pid);
+      const parent = Number(fields[1]);
+      const ours =
+        pids.includes(pid) ||
+        parent === process.pid ||
+        (postmasterPid !== undefined &&
+          (pid === postmasterPid || parent === postmasterPid));
+      if (!ours) continue;
       ticks += Number(fields[11]) + Number(fields[12]);
+      // Children that ended (pgbench; a database backend or autovacuum worker that
+      // exited) leave their time in their parent's cutime/cstime once reaped.
+      if (pid === process.pid || pid === postmasterPid)
+        ticks += Number(fields[13]) + Number(fields[14]);
     } catch {
       // gone meanwhile
     }
@@ -113,7 +149,10 @@ export function watch(pid, ourPids = []) {
         // summed over all cores: this is the share of the whole machine others used.
         othersBusy:
           ticks > 0
-            ? Math.max(0, machine1.busy - machine0.busy - ours) / ticks
+            ? Math.min(
+                Math.max(0, machine1.busy - machine0.busy - ours),
+                machine1.busy - machine0.busy,
+              ) / ticks
             : NaN,
       };
     },
