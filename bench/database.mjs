@@ -44,6 +44,10 @@ export async function openDatabase({ root, log }) {
     port,
     database: 'plant_store_bench',
     onLog: () => {},
+  }).catch(async (error) => {
+    // Nothing else will clean up a cluster that never started.
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
   });
   return {
     url: server.url,
