@@ -34,7 +34,7 @@ export async function createApp(): Promise<NestExpressApplication> {
     AppModule,
     new TimedExpressAdapter(env),
     {
-      // JSON bodies are read after authentication, by JsonBodyInterceptor.
+      // JSON bodies are read after authentication, by JsonBodyGuard.
       bodyParser: false,
       // Let a failed start reject, so main can print why and exit, instead of aborting.
       abortOnError: false,
@@ -45,6 +45,8 @@ export async function createApp(): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.flushLogs();
   app.disable('x-powered-by');
+  // Every answer is a fresh POST result: hashing it for an ETag is work nobody uses.
+  app.set('etag', false);
   // An API on plain HTTP behind a TLS proxy: no upgrade-insecure-requests, which would
   // break Swagger UI on http://localhost.
   app.use(

@@ -43,7 +43,7 @@ function translateReadError(error: unknown, limit: string): unknown {
 }
 
 /**
- * Reads and parses a JSON request body. It runs after the guard (see JsonBodyInterceptor),
+ * Reads and parses a JSON request body. It runs after the bearer guard (see JsonBodyGuard),
  * so a caller without a valid token learns nothing about the body rules.
  */
 @Injectable()
