@@ -1,10 +1,13 @@
+import cluster from 'node:cluster';
 import { Logger } from '@nestjs/common';
 import { ConfiguredTokens } from './auth/configured-tokens.js';
 import { createApp } from './app.setup.js';
+import { runClusterPrimary } from './cluster.js';
 import {
   ConfigurationError,
   type Environment,
   environmentConfig,
+  validateEnvironment,
 } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
@@ -67,7 +70,16 @@ async function bootstrap(): Promise<void> {
     printDevelopmentToken(developmentToken, env);
 }
 
-bootstrap().catch((error: unknown) => {
+function start(): Promise<void> {
+  const env = validateEnvironment(process.env);
+  if (cluster.isPrimary && env.WEB_CONCURRENCY > 1) {
+    runClusterPrimary(env);
+    return Promise.resolve();
+  }
+  return bootstrap();
+}
+
+start().catch((error: unknown) => {
   if (error instanceof ConfigurationError) {
     logger.error(error.message);
   } else {

@@ -72,6 +72,51 @@ describe('starting the built service (dist/main.js)', () => {
     }
   });
 
+  it('runs WEB_CONCURRENCY workers on one port, and stops them all with exit 0', async () => {
+    const port = await freePort();
+    const service = ServiceProcess.start({
+      DATABASE_URL: inject('databaseUrl'),
+      API_TOKENS: 'cluster-token-0123456789abcdef',
+      WEB_CONCURRENCY: '2',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_FORMAT: 'json',
+    });
+    try {
+      await service.waitFor(/Starting 2 workers/);
+      // Each worker says it listens; both must, on the one port.
+      for (let seen = 0; seen < 2;) {
+        seen = (service.text.match(/Plant Store listening on/g) ?? []).length;
+        if (!service.isRunning) throw new Error(service.text);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          postPlant(
+            `http://127.0.0.1:${port}`,
+            newPlantJson(uniqueId(), 'Clustered'),
+            {
+              token: 'cluster-token-0123456789abcdef',
+            },
+          ),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(
+        Array(20).fill(200),
+      );
+    } finally {
+      expect(await service.stop('SIGTERM')).toBe(0);
+    }
+  });
+
+  it('refuses WEB_CONCURRENCY above 1 on the embedded database', async () => {
+    const service = ServiceProcess.start({ WEB_CONCURRENCY: '2' });
+    expect(await service.exitCode()).toBe(1);
+    expect(service.text).toContain(
+      'WEB_CONCURRENCY above 1 needs DATABASE_URL',
+    );
+  });
+
   describe('with no DATABASE_URL: the embedded PostgreSQL and a development token', () => {
     const dataDir = join(tmpdir(), `plant-store-startup-${process.pid}`);
     let env: Record<string, string>;

@@ -7,6 +7,7 @@ describe('validateEnvironment', () => {
       NODE_ENV: 'development',
       PORT: 3000,
       HOST: '0.0.0.0',
+      WEB_CONCURRENCY: 1,
       DATABASE_URL: undefined,
       API_TOKENS: [],
       BODY_LIMIT: '16kb',

@@ -72,6 +72,10 @@ export class Environment {
   @IsString()
   HOST: string = '0.0.0.0';
 
+  /** Worker processes sharing the port (node:cluster), for hosts with more cores. */
+  @IsIntegerBetween(1, 64)
+  WEB_CONCURRENCY: number = 1;
+
   /** Unset: the service starts an embedded PostgreSQL under DATA_DIR. */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, {
