@@ -1,6 +1,6 @@
 // Child processes (the service, the baseline) and what /proc says about them.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -178,18 +178,22 @@ export async function startServer({
   env,
   port,
   timeoutMs = 60_000,
+  logFile,
 }) {
   const spawnedAt = process.hrtime.bigint();
+  // With a log file, stdout (the request log) goes there; stderr stays here for errors.
+  const stdout = logFile === undefined ? 'pipe' : openSync(logFile, 'a');
   const child = spawn(process.execPath, args, {
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', stdout, 'pipe'],
   });
+  if (typeof stdout === 'number') closeSync(stdout);
   const output = [];
   const keep = (chunk) => {
     output.push(...chunk.toString().split('\n').filter(Boolean));
     if (output.length > 60) output.splice(0, output.length - 60);
   };
-  child.stdout.on('data', keep);
+  child.stdout?.on('data', keep);
   child.stderr.on('data', keep);
   const exited = new Promise((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),

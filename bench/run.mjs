@@ -148,13 +148,17 @@ const serviceArgs = () => [
   join(ROOT, 'dist/main.js'),
 ];
 
-/** The service as production runs it: the built main.js, production mode, quiet logs. */
+/**
+ * The service as production runs it: the built main.js, production mode, production
+ * logging (its default level: a JSON line per request), written to a file as a log
+ * shipper would read it, not through a pipe this process would have to drain.
+ */
 async function startService({ databaseUrl, token, embedded }) {
   const port = await freePort();
   const env = {
     ...process.env,
     NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
     API_TOKENS: token,
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -165,7 +169,14 @@ async function startService({ databaseUrl, token, embedded }) {
     env.DATA_DIR = embedded.dataDir;
     env.EMBEDDED_DATABASE_PORT = String(embedded.port);
   }
-  return startServer({ name: 'service', args: serviceArgs(), env, port });
+  delete env.LOG_LEVEL;
+  return startServer({
+    name: 'service',
+    args: serviceArgs(),
+    env,
+    port,
+    logFile: join(BENCH, 'results', 'service.log'),
+  });
 }
 
 async function startBaseline({ databaseUrl, token }) {
@@ -565,6 +576,8 @@ async function main() {
     });
   }
   await mkdir(join(BENCH, 'results'), { recursive: true });
+  // The service's request log of this run only (hundreds of MB for a full run).
+  await writeFile(join(BENCH, 'results', 'service.log'), '');
 
   const database = await openDatabase({ root: ROOT, log });
   cleanups.push(() => database.close());

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Module } from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
+import { destination } from 'pino';
+import type { Options } from 'pino-http';
 import { type Environment, environmentConfig } from '../config/environment.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import { routeLabel } from '../http/route-label.js';
@@ -49,7 +51,8 @@ function pathOf(url: string | undefined): string {
 }
 
 export function loggerParams(env: Environment): Params {
-  return {
+  const pretty = wantsPrettyOutput(env);
+  const params: Params = {
     pinoHttp: {
       level: PINO_LEVELS[env.LOG_LEVEL],
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -77,25 +80,43 @@ export function loggerParams(env: Environment): Params {
         ...line,
         route: routeLabel(request),
       }),
+      // pino-http adds a made-up "failed with status code" error to these lines; the real
+      // one, with its stack, is logged once by the exception filter.
       customErrorObject: (
         request,
         _response,
         _error,
-        line: Record<string, unknown>,
+        { err: _madeUp, ...line }: Record<string, unknown>,
       ) => ({
         ...line,
         route: routeLabel(request),
       }),
-      customLogLevel: (_request, response, error) =>
-        error !== undefined || response.statusCode >= 500 ? 'error' : 'info',
-      transport: wantsPrettyOutput(env)
+      // A 503 is the database being away, answered as designed: a warning, not an error.
+      customLogLevel: (_request, response, error) => {
+        if (error !== undefined || response.statusCode === 500) return 'error';
+        return response.statusCode >= 500 ? 'warn' : 'info';
+      },
+      ...(pretty
         ? {
-            target: 'pino-pretty',
-            options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
+            transport: {
+              target: 'pino-pretty',
+              options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l' },
+            },
           }
-        : undefined,
+        : {}),
     },
   };
+  // JSON lines go out without blocking the event loop: writes are queued and coalesced,
+  // and pino flushes what is queued when the process exits.
+  return pretty
+    ? params
+    : {
+        ...params,
+        pinoHttp: [
+          params.pinoHttp as Options,
+          destination({ dest: 1, sync: false }),
+        ],
+      };
 }
 
 @Module({
