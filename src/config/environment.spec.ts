@@ -12,7 +12,7 @@ describe('validateEnvironment', () => {
       API_TOKENS: [],
       BODY_LIMIT: '16kb',
       DATA_DIR: '.data',
-      EMBEDDED_DATABASE_PORT: 54329,
+      EMBEDDED_DATABASE_PORT: 15432,
       DATABASE_POOL_SIZE: 10,
       DATABASE_CONNECT_TIMEOUT_MS: 2000,
       DATABASE_QUERY_TIMEOUT_MS: 5000,

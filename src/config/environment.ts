@@ -104,7 +104,8 @@ export class Environment {
   DATA_DIR: string = '.data';
 
   @IsIntegerBetween(1024, 65535)
-  EMBEDDED_DATABASE_PORT: number = 54329;
+  // Below Linux's ephemeral range (32768-60999), where an outgoing connection could hold it.
+  EMBEDDED_DATABASE_PORT: number = 15432;
 
   @IsIntegerBetween(1, 100)
   DATABASE_POOL_SIZE: number = 10;
