@@ -43,15 +43,22 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
     tmpdir(),
     `plant-store-${name}-${process.pid}-${Date.now()}`,
   );
-  const port = await freePort();
-  const options = {
+  // A free port can be taken again before PostgreSQL binds it: try another one then.
+  let options = {
     dataDir,
-    port,
+    port: await freePort(),
     database: 'plant_store_test',
     onLog: () => {},
   };
-  let server: EmbeddedPostgresServer | undefined =
-    await EmbeddedPostgresServer.start(options);
+  let server: EmbeddedPostgresServer | undefined;
+  for (let attempt = 1; server === undefined; attempt += 1) {
+    try {
+      server = await EmbeddedPostgresServer.start(options);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      options = { ...options, port: await freePort() };
+    }
+  }
   const url = server.url;
   return {
     url,
