@@ -15,10 +15,10 @@ import { PlantEntity } from './plant.entity.js';
 const LOST_CONNECTION_ATTEMPTS = 3;
 
 /**
- * Creates plants. The id is unique; the database, not this process, decides races:
- * the INSERT skips an existing id (ON CONFLICT DO NOTHING, grouped with concurrent
- * requests by PlantInsertBatcher) and only then is the stored row read. The same content again is a safe retry (200, nothing written); other
- * content under a taken id is a conflict (409).
+ * Creates plants. The id is unique; the database, not this process, decides races: the
+ * INSERT skips an existing id (ON CONFLICT DO NOTHING, grouped with concurrent requests by
+ * PlantInsertBatcher) and only then is the stored row read. The same content again is a
+ * safe retry (200, nothing written); other content under a taken id is a conflict (409).
  */
 @Injectable()
 export class PlantsService {
