@@ -401,7 +401,9 @@ describe('docker/compose.yaml', () => {
 interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+  valueFrom?: {
+    secretKeyRef?: { name: string; key: string; optional?: boolean };
+  };
 }
 
 interface HttpProbe {
@@ -483,7 +485,7 @@ function literalEnv(container: Container): Record<string, string> {
 
 function secretRefs(
   container: Container,
-): Record<string, { name: string; key: string }> {
+): Record<string, { name: string; key: string; optional?: boolean }> {
   return Object.fromEntries(
     (container.env ?? []).flatMap((variable) =>
       variable.valueFrom?.secretKeyRef
@@ -594,6 +596,9 @@ describe('docker/k8s', () => {
     expect(Object.keys(refs).sort()).toEqual(['API_TOKENS', 'DATABASE_URL']);
     expect(env.DATABASE_URL).toBeUndefined();
     expect(env.API_TOKENS).toBeUndefined();
+    // Managed tokens make API_TOKENS optional; the database URL never is.
+    expect(refs.DATABASE_URL.optional).toBeUndefined();
+    expect(refs.API_TOKENS.optional).toBe(true);
     for (const ref of Object.values(refs)) {
       expect(ref.name).toBe(secret.metadata.name);
       expect(Object.keys(secret.stringData ?? {})).toContain(ref.key);
