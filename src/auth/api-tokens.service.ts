@@ -33,17 +33,25 @@ export class ApiTokensService {
     expiresAt: Date | null = null,
   ): Promise<CreatedToken> {
     const token = `${MANAGED_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const tokenHash = hashToken(token);
     const inserted = await this.tokens
       .createQueryBuilder()
       .insert()
-      .values({ name, tokenHash: hashToken(token), expiresAt })
+      .values({ name, tokenHash, expiresAt })
       .orIgnore()
-      .returning('*')
+      .returning(['created_at'])
       .execute();
-    const [row] = inserted.raw as Record<string, unknown>[];
+    const [row] = inserted.raw as { created_at: Date }[];
     if (row === undefined)
       throw new TokenNameTakenError(`A token named ${name} exists already.`);
-    return { token, record: await this.tokens.findOneByOrFail({ name }) };
+    const record = this.tokens.create({
+      name,
+      tokenHash,
+      createdAt: row.created_at,
+      expiresAt,
+      revokedAt: null,
+    });
+    return { token, record };
   }
 
   list(): Promise<ApiTokenEntity[]> {

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readOrCreateSecretFile } from '../common/secret-file.js';
 import type { Environment } from '../config/environment.js';
 import { hashToken } from './token-hash.js';
 
@@ -15,19 +14,6 @@ export class ConfiguredTokens {
   ) {}
 }
 
-async function readOrCreateDevelopmentToken(dataDir: string): Promise<string> {
-  const path = join(dataDir, DEVELOPMENT_TOKEN_FILE);
-  const stored = await readFile(path, 'utf8').then(
-    (text) => text.trim(),
-    () => '',
-  );
-  if (stored.length > 0) return stored;
-  const token = `dev_${randomBytes(32).toString('base64url')}`;
-  await mkdir(dataDir, { recursive: true });
-  await writeFile(path, `${token}\n`, { mode: 0o600 });
-  return token;
-}
-
 /**
  * API_TOKENS when given. Otherwise, on the embedded database (a developer's machine), a
  * token made once and kept in DATA_DIR. On an external database, none: tokens then come
@@ -40,6 +26,12 @@ export async function loadConfiguredTokens(
     return new ConfiguredTokens(env.API_TOKENS.map(hashToken));
   }
   if (env.DATABASE_URL !== undefined) return new ConfiguredTokens([]);
-  const token = await readOrCreateDevelopmentToken(env.DATA_DIR);
+  const token = await readOrCreateSecretFile(
+    join(env.DATA_DIR, DEVELOPMENT_TOKEN_FILE),
+    {
+      bytes: 32,
+      prefix: 'dev_',
+    },
+  );
   return new ConfiguredTokens([hashToken(token)], token);
 }

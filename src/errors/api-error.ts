@@ -34,8 +34,8 @@ export function defaultMessage(status: number): string {
   );
 }
 
-/** Seconds a client should wait before retrying when the database is away. */
-export const DATABASE_RETRY_AFTER_SECONDS = 2;
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = 2;
 
 /**
  * An expected failure: its status, its client-safe message and any headers the status
@@ -94,11 +94,16 @@ export class ApiError extends HttpException {
     );
   }
 
+  /** 503 with Retry-After: the service cannot answer now, and says when to try again. */
+  static serviceUnavailable(message: string): ApiError {
+    return new ApiError(HttpStatus.SERVICE_UNAVAILABLE, message, {
+      'Retry-After': String(RETRY_AFTER_SECONDS),
+    });
+  }
+
   static databaseUnavailable(): ApiError {
-    return new ApiError(
-      HttpStatus.SERVICE_UNAVAILABLE,
+    return ApiError.serviceUnavailable(
       'The database is unavailable; retry later.',
-      { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
     );
   }
 }

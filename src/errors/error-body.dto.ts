@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { defaultMessage } from './api-error.js';
 
 /** The spec's Error (section 2.3): the body of every answer other than 200. */
 @ApiSchema({ name: 'Error' })
@@ -22,5 +23,10 @@ export class ErrorBody {
   constructor(error: number, message: string) {
     this.error = error;
     this.message = message;
+  }
+
+  /** The catalogue's answer for a status, for code that writes a response by hand. */
+  static forStatus(status: number): ErrorBody {
+    return new ErrorBody(status, defaultMessage(status));
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -7,7 +7,7 @@ import {
 } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator.js';
-import { ApiError, DATABASE_RETRY_AFTER_SECONDS } from '../errors/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
 
@@ -20,13 +20,7 @@ export class HealthStatus {
 }
 
 const notReady = (reason: string): ApiError =>
-  new ApiError(
-    HttpStatus.SERVICE_UNAVAILABLE,
-    `The service is not ready: ${reason}.`,
-    {
-      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
-    },
-  );
+  ApiError.serviceUnavailable(`The service is not ready: ${reason}.`);
 
 /** Probes for orchestrators and load balancers: public, cheap, no token. */
 @ApiTags('health')

@@ -1,7 +1,6 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HttpStatus } from '@nestjs/common';
-import { defaultMessage } from '../errors/api-error.js';
 import { ErrorBody } from '../errors/error-body.dto.js';
 
 const REQUEST_HEADER_FIELDS_TOO_LARGE = 431;
@@ -24,7 +23,7 @@ export function answerClientErrorsWithErrorBody(server: Server): void {
     }
     const status =
       STATUS_BY_PARSER_ERROR[error.code ?? ''] ?? HttpStatus.BAD_REQUEST;
-    const body = JSON.stringify(new ErrorBody(status, defaultMessage(status)));
+    const body = JSON.stringify(ErrorBody.forStatus(status));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +

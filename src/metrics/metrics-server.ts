@@ -8,7 +8,6 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { defaultMessage } from '../errors/api-error.js';
 import { ErrorBody } from '../errors/error-body.dto.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -45,7 +44,7 @@ export class MetricsServer
         .writeHead(status, {
           'Content-Type': 'application/json; charset=utf-8',
         })
-        .end(JSON.stringify(new ErrorBody(status, defaultMessage(status))));
+        .end(JSON.stringify(ErrorBody.forStatus(status)));
     });
     this.server.listen(this.env.METRICS_PORT, this.env.HOST);
     await once(this.server, 'listening');

@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/**
+ * A random secret made once and kept in a file only its owner can read (mode 0600), so
+ * that it stays the same across restarts: `prefix` + `bytes` random bytes in base64url.
+ */
+export async function readOrCreateSecretFile(
+  path: string,
+  { bytes, prefix = '' }: { bytes: number; prefix?: string },
+): Promise<string> {
+  const stored = await readFile(path, 'utf8').then(
+    (text) => text.trim(),
+    () => '',
+  );
+  if (stored.length > 0) return stored;
+  const secret = `${prefix}${randomBytes(bytes).toString('base64url')}`;
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
