@@ -47,6 +47,15 @@ async function expectInvariants(
   expect(service.process.isRunning).toBe(true);
 }
 
+/** Closed-loop creates through the service, each attempt in the ledger. */
+const loadOn = (service: RunningService, ledger: Ledger) =>
+  startLoad({
+    baseUrl: service.url,
+    token: TOKEN,
+    ledger,
+    concurrency: CONCURRENCY,
+  });
+
 describe('database faults under load', () => {
   let postgres: TestPostgres;
   let service: RunningService;
@@ -64,12 +73,7 @@ describe('database faults under load', () => {
 
   it('database killed (SIGKILL) mid-load: 503s within 3 s while down, nothing acknowledged is lost', async () => {
     const ledger = new Ledger('database killed mid-load');
-    const load = startLoad({
-      baseUrl: service.url,
-      token: TOKEN,
-      ledger,
-      concurrency: CONCURRENCY,
-    });
+    const load = loadOn(service, ledger);
     await sleep(1_500);
 
     await postgres.crash();
@@ -99,12 +103,7 @@ describe('database faults under load', () => {
 
   it('database restarted cleanly under load: the pool reconnects, nothing acknowledged is lost', async () => {
     const ledger = new Ledger('database restarted cleanly under load');
-    const load = startLoad({
-      baseUrl: service.url,
-      token: TOKEN,
-      ledger,
-      concurrency: CONCURRENCY,
-    });
+    const load = loadOn(service, ledger);
     await sleep(1_500);
     await postgres.restart();
     const recoveredIn = await recoveryTime(service.url);
@@ -119,12 +118,7 @@ describe('database faults under load', () => {
 
   it('connections severed from the database side (pg_terminate_backend): the pool recovers', async () => {
     const ledger = new Ledger('connections severed');
-    const load = startLoad({
-      baseUrl: service.url,
-      token: TOKEN,
-      ledger,
-      concurrency: CONCURRENCY,
-    });
+    const load = loadOn(service, ledger);
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
     let severed = 0;
