@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -115,6 +115,24 @@ describe('starting the built service (dist/main.js)', () => {
     expect(service.text).toContain(
       'WEB_CONCURRENCY above 1 needs DATABASE_URL',
     );
+  });
+
+  it('exits 1 when the embedded PostgreSQL cannot start', async () => {
+    // A cluster directory PostgreSQL refuses: the library is loaded, then the start fails.
+    const dataDir = join(tmpdir(), `plant-store-broken-${process.pid}`);
+    await mkdir(join(dataDir, 'postgres'), { recursive: true });
+    await writeFile(join(dataDir, 'postgres', 'PG_VERSION'), '7\n');
+    try {
+      const service = ServiceProcess.start({
+        DATA_DIR: dataDir,
+        PORT: String(await freePort()),
+        EMBEDDED_DATABASE_PORT: String(await freePort()),
+      });
+      expect(await service.exitCode()).toBe(1);
+      expect(service.text).toContain('The embedded PostgreSQL did not start');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe('with no DATABASE_URL: the embedded PostgreSQL and a development token', () => {

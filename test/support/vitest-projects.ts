@@ -1,0 +1,42 @@
+import type { TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * The test projects, defined once: vitest.config.ts runs them on the real specs, and the
+ * exit-code check (test/test-runner-exit-code.e2e-spec.ts) runs them on fixtures, so it
+ * checks the very setup the suite uses.
+ */
+export function unitProject(include: string[]): TestProjectInlineConfiguration {
+  return { extends: true, test: { name: 'unit', include } };
+}
+
+export function e2eProject(include: string[]): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name: 'e2e',
+      include,
+      globalSetup: ['test/support/global-setup.ts'],
+      setupFiles: ['test/support/test-environment.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  };
+}
+
+export function reliabilityProject(
+  include: string[],
+): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name: 'reliability',
+      include,
+      setupFiles: ['test/support/test-environment.ts'],
+      globalSetup: ['test/support/global-setup.ts'],
+      // One scenario at a time: they load a 2-core machine and print their figures.
+      fileParallelism: false,
+      testTimeout: 180_000,
+      hookTimeout: 60_000,
+    },
+  };
+}
