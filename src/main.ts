@@ -64,7 +64,9 @@ async function bootstrap(): Promise<void> {
   process.once('SIGINT', stop);
 
   await app.listen(env.PORT, env.HOST);
-  logger.log(`Plant Store listening on ${await app.getUrl()}`);
+  logger.log(
+    `Plant Store listening on ${await app.getUrl()} (Node.js ${process.version})`,
+  );
   const { developmentToken } = app.get(ConfiguredTokens);
   if (developmentToken !== undefined)
     printDevelopmentToken(developmentToken, env);
