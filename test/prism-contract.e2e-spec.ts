@@ -34,8 +34,8 @@ const UNLISTED_STATUS =
   'Unable to match the returned status code with those defined in the document: 200,400';
 
 /**
- * Stoplight Prism, an independent reading of ../shared/spec/plant-store.openapi.yaml, as a
- * proxy in front of the real service: it checks every request and answer against the spec
+ * Stoplight Prism, an independent reading of the contract (the pinned
+ * test/contract/plant-store.openapi.yaml), as a proxy in front of the real service: it checks every request and answer against the spec
  * and reports what does not match in the sl-violations header.
  */
 describe('the contract, as Prism reads the shared spec', () => {

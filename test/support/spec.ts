@@ -2,9 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
 
-/** The shared interface specification's OpenAPI rendering, beside this repository. */
+/** Where the team's interface specification lives, beside this repository. */
+export const SHARED_SPEC_DIR = resolve('../shared/spec');
+
+/**
+ * The contract's OpenAPI rendering, as pinned in this repository (test/contract): a clone
+ * anywhere (CI's included) has it. contract.e2e-spec.ts checks the pin is the shared file.
+ */
 export const SPEC_PATH = resolve(
-  process.env.PLANT_STORE_SPEC ?? '../shared/spec/plant-store.openapi.yaml',
+  process.env.PLANT_STORE_SPEC ?? 'test/contract/plant-store.openapi.yaml',
 );
 
 export async function readSpec(): Promise<OpenApiDocument> {
