@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
 import { AppConfigModule } from './config/config.module.js';
+import type { Environment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ApiExceptionFilter } from './errors/api-exception.filter.js';
 import { HealthModule } from './health/health.module.js';
@@ -15,10 +16,10 @@ import { PlantsModule } from './plants/plants.module.js';
 /**
  * The composition root. Cross-cutting pieces are providers here (APP_FILTER, APP_PIPE;
  * APP_GUARD in AuthModule), so a test that boots AppModule gets what production runs.
+ * Booted through forRoot, with the Environment its caller validated.
  */
 @Module({
   imports: [
-    AppConfigModule,
     LoggingModule,
     LifecycleModule,
     DatabaseModule,
@@ -33,4 +34,11 @@ import { PlantsModule } from './plants/plants.module.js';
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })
-export class AppModule {}
+export class AppModule {
+  static forRoot(environment: Environment): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [AppConfigModule.forRoot(environment)],
+    };
+  }
+}

@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
-import { validateEnvironment } from './config/environment.js';
+import type { Environment } from './config/environment.js';
 import { answerClientErrorsWithErrorBody } from './http/client-error.handler.js';
 import { TimedExpressAdapter } from './http/http-server.adapter.js';
 import { setupOpenApi } from './openapi/openapi.js';
@@ -25,13 +25,14 @@ function enableCors(
 /**
  * Builds the service exactly as it runs: main.ts and the e2e tests both call this, so what
  * cannot be a provider (the HTTP server and its timeouts, the body parser switch, response
- * headers, the OpenAPI routes) is set up in one place.
+ * headers, the OpenAPI routes) is set up in one place. `env` is validated by the caller,
+ * once: main.ts reads process.env, a test passes its own settings.
  */
-export async function createApp(): Promise<NestExpressApplication> {
-  // What is needed before Nest's container exists; the container reads the same source.
-  const env = validateEnvironment(process.env);
+export async function createApp(
+  env: Environment,
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule,
+    AppModule.forRoot(env),
     new TimedExpressAdapter(env),
     {
       // JSON bodies are read after authentication, by JsonBodyGuard.

@@ -6,7 +6,6 @@ import { runClusterPrimary } from './cluster.js';
 import {
   ConfigurationError,
   type Environment,
-  environmentConfig,
   validateEnvironment,
 } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
@@ -34,9 +33,8 @@ function printDevelopmentToken(token: string, env: Environment): void {
   );
 }
 
-async function bootstrap(): Promise<void> {
-  const app = await createApp();
-  const env = app.get<Environment>(environmentConfig.KEY);
+async function bootstrap(env: Environment): Promise<void> {
+  const app = await createApp(env);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -73,12 +71,13 @@ async function bootstrap(): Promise<void> {
 }
 
 function start(): Promise<void> {
+  // The one validation of the process's settings; everything else is handed the result.
   const env = validateEnvironment(process.env);
   if (cluster.isPrimary && env.WEB_CONCURRENCY > 1) {
     runClusterPrimary(env);
     return Promise.resolve();
   }
-  return bootstrap();
+  return bootstrap(env);
 }
 
 start().catch((error: unknown) => {

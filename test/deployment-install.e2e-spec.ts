@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { inject } from 'vitest';
 import { parse } from 'yaml';
 import { npmCiCommand, readDockerfileStages } from './support/dockerfile.js';
 import { freePort } from './support/free-port.js';
@@ -132,7 +133,7 @@ describe('the production install, made as the image makes it', () => {
         NODE_ENV: 'production',
         PORT: String(port),
         HOST: '127.0.0.1',
-        DATABASE_URL: process.env.DATABASE_URL ?? '',
+        DATABASE_URL: inject('databaseUrl'),
         API_TOKENS: TEST_TOKENS.join(','),
       },
       { dir },
@@ -176,7 +177,7 @@ describe('the production install, made as the image makes it', () => {
       env: {
         PATH: process.env.PATH ?? '',
         ...env,
-        DATABASE_URL: process.env.DATABASE_URL ?? '',
+        DATABASE_URL: inject('databaseUrl'),
       },
     });
     expect(result.code, result.output).toBe(0);

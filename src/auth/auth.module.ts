@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { type Environment, environmentConfig } from '../config/environment.js';
+import { Environment } from '../config/environment.js';
 import { ApiTokenVerifier } from './api-token.verifier.js';
 import { ApiTokensModule } from './api-tokens.module.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
@@ -18,7 +18,7 @@ import { TokenVerifier } from './token-verifier.js';
     PassportModule,
     ApiTokensModule,
     ThrottlerModule.forRootAsync({
-      inject: [environmentConfig.KEY],
+      inject: [Environment],
       useFactory: (env: Environment) => ({
         throttlers: [
           {
@@ -34,7 +34,7 @@ import { TokenVerifier } from './token-verifier.js';
   providers: [
     {
       provide: ConfiguredTokens,
-      inject: [environmentConfig.KEY],
+      inject: [Environment],
       useFactory: (env: Environment) => loadConfiguredTokens(env),
     },
     { provide: TokenVerifier, useClass: ApiTokenVerifier },

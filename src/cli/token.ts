@@ -8,10 +8,11 @@ import {
   TokenNameTakenError,
 } from '../auth/api-tokens.service.js';
 import { AppConfigModule } from '../config/config.module.js';
+import { validateEnvironment } from '../config/environment.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { parseDuration } from './duration.js';
 
-@Module({ imports: [AppConfigModule, DatabaseModule, ApiTokensModule] })
+@Module({ imports: [DatabaseModule, ApiTokensModule] })
 class TokenCliModule {}
 
 const USAGE = `Usage:
@@ -98,10 +99,14 @@ async function main(): Promise<void> {
   if (!['create', 'list', 'revoke'].includes(command ?? ''))
     throw new UsageError(USAGE);
 
-  const context = await NestFactory.createApplicationContext(TokenCliModule, {
-    abortOnError: false,
-    logger: ['fatal', 'error', 'warn'],
-  });
+  const environment = validateEnvironment(process.env);
+  const context = await NestFactory.createApplicationContext(
+    { module: TokenCliModule, imports: [AppConfigModule.forRoot(environment)] },
+    {
+      abortOnError: false,
+      logger: ['fatal', 'error', 'warn'],
+    },
+  );
   try {
     const tokens = context.get(ApiTokensService);
     if (command === 'create')

@@ -1,9 +1,18 @@
-import { ConfigModule } from '@nestjs/config';
-import { environmentConfig } from './environment.js';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { Environment } from './environment.js';
 
-/** Settings come from the process environment only (no .env file is read implicitly). */
-export const AppConfigModule = ConfigModule.forRoot({
-  isGlobal: true,
-  ignoreEnvFile: true,
-  load: [environmentConfig],
-});
+/**
+ * Provides the Environment validated once, by whoever boots the application (main.ts from
+ * process.env, the tests from their own settings). Global: every module reads settings.
+ */
+@Module({})
+export class AppConfigModule {
+  static forRoot(environment: Environment): DynamicModule {
+    return {
+      module: AppConfigModule,
+      global: true,
+      providers: [{ provide: Environment, useValue: environment }],
+      exports: [Environment],
+    };
+  }
+}

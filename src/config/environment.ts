@@ -1,5 +1,4 @@
 import { applyDecorators, Inject } from '@nestjs/common';
-import { registerAs } from '@nestjs/config';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -192,8 +191,9 @@ function describe(errors: ValidationError[]): string {
 }
 
 /**
- * Reads the settings from an environment (process.env in production). Empty values count
- * as unset so that `PORT=` in a compose file falls back to the default.
+ * Reads the settings from an environment (process.env in production), once per process:
+ * the result is handed to createApp and the config module. Empty values count as unset
+ * so that `PORT=` in a compose file falls back to the default.
  */
 export function validateEnvironment(
   env: Record<string, string | undefined>,
@@ -215,11 +215,6 @@ export function validateEnvironment(
   return environment;
 }
 
-/** The validated environment as a @nestjs/config namespace, read once when the app boots. */
-export const environmentConfig = registerAs('environment', () =>
-  validateEnvironment(process.env),
-);
-
-/** Injects the typed, validated Environment. */
+/** Injects the typed, validated Environment (provided by AppConfigModule.forRoot). */
 export const InjectEnvironment = (): PropertyDecorator & ParameterDecorator =>
-  Inject(environmentConfig.KEY);
+  Inject(Environment);

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
-import { type Environment, environmentConfig } from '../config/environment.js';
+import { Environment } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseServer } from './database-server.js';
 import { runMigrations } from './migration-runner.js';
@@ -19,7 +19,7 @@ class DatabaseServerModule {}
   imports: [
     TypeOrmModule.forRootAsync({
       imports: [DatabaseServerModule],
-      inject: [environmentConfig.KEY, DatabaseServer],
+      inject: [Environment, DatabaseServer],
       useFactory: async (env: Environment, server: DatabaseServer) => ({
         ...dataSourceOptions(await server.connectionUrl(), env),
         autoLoadEntities: true,

@@ -1,18 +1,26 @@
 import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfigModule } from '../config/config.module.js';
+import { validateEnvironment } from '../config/environment.js';
 import { DatabaseModule } from './database.module.js';
 
 // The database half of the app: booting it applies pending migrations (under the lock).
-@Module({ imports: [AppConfigModule, DatabaseModule] })
+@Module({ imports: [DatabaseModule] })
 class MigrationModule {}
 
 /** `npm run migration:run`: migrate DATABASE_URL (or the embedded database) and exit. */
 async function migrate(): Promise<void> {
-  const context = await NestFactory.createApplicationContext(MigrationModule, {
-    abortOnError: false,
-    logger: ['fatal', 'error', 'warn', 'log'],
-  });
+  const environment = validateEnvironment(process.env);
+  const context = await NestFactory.createApplicationContext(
+    {
+      module: MigrationModule,
+      imports: [AppConfigModule.forRoot(environment)],
+    },
+    {
+      abortOnError: false,
+      logger: ['fatal', 'error', 'warn', 'log'],
+    },
+  );
   await context.close();
   new Logger('Migrations').log('The schema is up to date.');
 }

@@ -4,7 +4,7 @@ import { Module } from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
 import { destination } from 'pino';
 import type { Options } from 'pino-http';
-import { type Environment, environmentConfig } from '../config/environment.js';
+import { Environment } from '../config/environment.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import { routeLabel } from '../http/route-label.js';
 
@@ -122,7 +122,7 @@ export function loggerParams(env: Environment): Params {
 @Module({
   imports: [
     LoggerModule.forRootAsync({
-      inject: [environmentConfig.KEY],
+      inject: [Environment],
       useFactory: loggerParams,
     }),
   ],

@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup.js';
+import { testEnvironment } from './test-environment.js';
 
 export interface RunningApp {
   app: NestExpressApplication;
@@ -11,24 +12,12 @@ export interface RunningApp {
 
 /**
  * The real service, as main.ts builds it, listening on a free loopback port. `settings`
- * are environment variables for this instance only: the app reads them while it boots.
+ * are environment variables for this instance only, on top of the test environment.
  */
 export async function startApp(
   settings: Record<string, string> = {},
 ): Promise<RunningApp> {
-  const saved = Object.fromEntries(
-    Object.keys(settings).map((key) => [key, process.env[key]]),
-  );
-  Object.assign(process.env, settings);
-  let app: NestExpressApplication;
-  try {
-    app = await createApp();
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
+  const app = await createApp(testEnvironment(settings));
   await app.listen(0, '127.0.0.1');
   return {
     app,

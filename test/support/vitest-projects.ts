@@ -16,7 +16,6 @@ export function e2eProject(include: string[]): TestProjectInlineConfiguration {
       name: 'e2e',
       include,
       globalSetup: ['test/support/global-setup.ts'],
-      setupFiles: ['test/support/test-environment.ts'],
       testTimeout: 30_000,
       hookTimeout: 60_000,
     },
@@ -31,7 +30,6 @@ export function reliabilityProject(
     test: {
       name: 'reliability',
       include,
-      setupFiles: ['test/support/test-environment.ts'],
       globalSetup: ['test/support/global-setup.ts'],
       // One scenario at a time: they load a 2-core machine and print their figures.
       fileParallelism: false,
