@@ -8,7 +8,9 @@ import {
   type Environment,
   validateEnvironment,
 } from './config/environment.js';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { handleStopSignals } from './lifecycle/stop-signals.js';
 
 const logger = new Logger('PlantStore');
 
@@ -33,38 +35,59 @@ function printDevelopmentToken(token: string, env: Environment): void {
   );
 }
 
-async function bootstrap(env: Environment): Promise<void> {
-  const app = await createApp(env);
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(
-      `${signal} received: draining requests, then closing the database`,
-    );
-    app
-      .get(GracefulShutdown)
-      .drain(env.SHUTDOWN_TIMEOUT_MS)
-      .then(() => app.close())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error(
-            'Shutdown failed',
-            error instanceof Error ? error.stack : error,
-          );
-          process.exit(1);
-        },
-      );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-
-  await app.listen(env.PORT, env.HOST);
+/** Drains HTTP, then closes the pool and the database (embedded PostgreSQL last), then exits. */
+function shutDown(
+  app: NestExpressApplication,
+  env: Environment,
+  signal: NodeJS.Signals,
+): void {
   logger.log(
-    `Plant Store listening on ${await app.getUrl()} (Node.js ${process.version})`,
+    `${signal} received: draining requests, then closing the database`,
   );
+  app
+    .get(GracefulShutdown)
+    .drain({
+      delayMs: env.SHUTDOWN_DELAY_MS,
+      timeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    })
+    .then(() => app.close())
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(
+          'Shutdown failed',
+          error instanceof Error ? error.stack : error,
+        );
+        process.exit(1);
+      },
+    );
+}
+
+async function bootstrap(env: Environment): Promise<void> {
+  // Listening from the start: a signal while the embedded database starts must not kill
+  // the process before it can stop the database.
+  let stopSignal: NodeJS.Signals | undefined;
+  let running: NestExpressApplication | undefined;
+  handleStopSignals({
+    stop: (signal) => {
+      stopSignal = signal;
+      if (running !== undefined) shutDown(running, env, signal);
+    },
+    hurry: () => running?.get(GracefulShutdown).hurry(),
+  });
+
+  const app = await createApp(env);
+  if (stopSignal === undefined) {
+    await app.listen(env.PORT, env.HOST);
+    logger.log(
+      `Plant Store listening on ${await app.getUrl()} (Node.js ${process.version})`,
+    );
+  }
+  running = app;
+  if (stopSignal !== undefined) {
+    shutDown(app, env, stopSignal);
+    return;
+  }
   const { developmentToken } = app.get(ConfiguredTokens);
   if (developmentToken !== undefined)
     printDevelopmentToken(developmentToken, env);

@@ -389,11 +389,14 @@ describe('docker/compose.yaml', () => {
       expect(looksLikeSecret(value), `${name}=${value}`).toBe(false);
   });
 
-  it('waits longer than the shutdown timeout before docker stop kills the app', () => {
+  it('waits longer than the drain delay plus the shutdown timeout before docker stop kills the app', () => {
     const shutdownMs = Number(appEnv.SHUTDOWN_TIMEOUT_MS);
     expect(shutdownMs).toBeGreaterThan(0);
+    // Unset, the delay takes its default (5 s): the grace must cover it.
+    const delayMs = Number(appEnv.SHUTDOWN_DELAY_MS ?? 5000);
+    expect(delayMs).toBeGreaterThanOrEqual(0);
     expect(durationSeconds(app.stop_grace_period ?? '10s')).toBeGreaterThan(
-      shutdownMs / 1000,
+      (delayMs + shutdownMs) / 1000,
     );
   });
 });
@@ -563,7 +566,7 @@ describe('docker/k8s', () => {
     ).toBeGreaterThan(connectMs);
   });
 
-  it('pauses before SIGTERM and grants more grace than the pause plus the shutdown timeout', () => {
+  it('pauses before SIGTERM instead of a drain delay, and grants more grace than the pause plus the shutdown timeout', () => {
     const preStop = container.lifecycle?.preStop;
     const pauseSeconds =
       preStop?.sleep?.seconds ??
@@ -578,8 +581,13 @@ describe('docker/k8s', () => {
       shutdownMs,
       'SHUTDOWN_TIMEOUT_MS set in the manifest',
     ).toBeGreaterThan(0);
+    // The preStop pause does the drain delay's job: the manifest says so with an explicit 0
+    // (the default, 5 s, would only make every rollout slower).
+    expect(env.SHUTDOWN_DELAY_MS, 'SHUTDOWN_DELAY_MS set in the manifest').toBe(
+      '0',
+    );
     expect(pod.spec.terminationGracePeriodSeconds).toBeGreaterThan(
-      pauseSeconds + shutdownMs / 1000,
+      pauseSeconds + (Number(env.SHUTDOWN_DELAY_MS) + shutdownMs) / 1000,
     );
   });
 

@@ -1,12 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { freePort } from './support/free-port.js';
-import { newPlantJson, uniqueId } from './support/http.js';
+import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { eventually } from './support/poll.js';
 import {
   connectError,
   parseResponse,
   RawConnection,
+  type RawResponse,
 } from './support/raw-http.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TEST_TOKENS, TOKEN } from './support/tokens.js';
@@ -27,18 +28,30 @@ async function startService(
   return { service, port };
 }
 
-/** A POST whose headers and first half of body are sent: the server is now waiting on it. */
+/**
+ * A POST whose headers are sent with `Expect: 100-continue`: once the server answers
+ * `100 Continue`, the request has reached it and waits for its body, in flight until
+ * `finish()` sends it.
+ */
 async function startPost(
   port: number,
   json: string,
 ): Promise<{ connection: RawConnection; finish(): void }> {
   const connection = await RawConnection.open(port);
-  const half = Math.floor(json.length / 2);
   connection.write(
     `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json.slice(0, half)}`,
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+      'Expect: 100-continue\r\n\r\n',
   );
-  return { connection, finish: () => connection.write(json.slice(half)) };
+  await eventually('100 Continue', () =>
+    connection.text.includes('100 Continue') ? true : undefined,
+  );
+  return { connection, finish: () => connection.write(json) };
+}
+
+/** The final answer on a connection, after any interim 100 Continue. */
+function finalResponse(text: string): RawResponse {
+  return parseResponse(text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''));
 }
 
 async function countRows(ids: bigint[]): Promise<number> {
@@ -69,24 +82,22 @@ describe('graceful shutdown of the built service', () => {
     idle.write(
       'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n',
     );
-    while (!idle.text.includes('{"status":"ok"}')) await sleep(20);
-    await sleep(200); // the in-flight requests have reached the body reader
+    await eventually('the idle connection answered', () =>
+      idle.text.includes('{"status":"ok"}') ? true : undefined,
+    );
 
     service.signal('SIGTERM');
     await service.waitFor(/SIGTERM received/);
 
     expect(await idle.closed).toContain('HTTP/1.1 200');
-    let refused: string | undefined;
-    for (let attempt = 0; attempt < 50 && refused === undefined; attempt += 1) {
-      refused = await connectError(port);
-      if (refused === undefined) await sleep(50);
-    }
-    expect(refused).toBe('ECONNREFUSED');
+    expect(
+      await eventually('the listener to close', () => connectError(port)),
+    ).toBe('ECONNREFUSED');
 
     for (const request of inFlight) request.finish();
     const answers = (
       await Promise.all(inFlight.map((request) => request.connection.closed))
-    ).map(parseResponse);
+    ).map(finalResponse);
 
     for (const [index, answer] of answers.entries()) {
       expect(answer.status).toBe(200);
@@ -107,7 +118,6 @@ describe('graceful shutdown of the built service', () => {
       port,
       newPlantJson(uniqueId(), 'Never finished'),
     );
-    await sleep(200);
 
     service.signal('SIGTERM');
 
@@ -174,5 +184,89 @@ describe('the log', () => {
     ]) {
       expect(service.text).not.toContain(secret);
     }
+  });
+});
+
+describe('repeated signals and the drain delay', () => {
+  it('a repeated SIGTERM during the drain changes nothing: the slow request in flight is answered, exit 0', async () => {
+    const { service, port } = await startService({
+      SHUTDOWN_DELAY_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '60000',
+    });
+    const id = uniqueId();
+    const slow = await startPost(port, newPlantJson(id, 'Slow'));
+
+    service.signal('SIGTERM');
+    await service.waitFor(/SIGTERM received: draining/);
+    expect(
+      await eventually('the listener to close', () => connectError(port)),
+    ).toBe('ECONNREFUSED');
+    service.signal('SIGTERM');
+    await service.waitFor(/SIGTERM received again: already stopping/);
+    service.signal('SIGTERM');
+    await service.waitFor(/(SIGTERM received again[^]*){2}/);
+
+    slow.finish();
+    const answer = finalResponse(await slow.connection.closed);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ name: 'Slow' });
+    expect(await service.exitCode()).toBe(0);
+    expect(await countRows([id])).toBe(1);
+  });
+
+  it('during SHUTDOWN_DELAY_MS: readiness 503 at once, new connections still served, a repeated SIGTERM changes nothing, a later SIGINT hurries; exit 0', async () => {
+    const { service, port } = await startService({
+      SHUTDOWN_DELAY_MS: '120000',
+    });
+    const base = `http://127.0.0.1:${port}`;
+
+    service.signal('SIGTERM');
+    const firstAt = Date.now();
+    await service.waitFor(/still serving for 120000 ms/);
+    const ready = await send(`${base}/health/ready`);
+    expect(ready.status).toBe(503);
+    const during = uniqueId();
+    const created = await postPlant(base, newPlantJson(during, 'During'));
+    expect(created.status).toBe(200);
+    // The client is told to go elsewhere for its next request.
+    expect(created.headers.get('connection')).toBe('close');
+
+    service.signal('SIGTERM');
+    await service.waitFor(/SIGTERM received again: already stopping/);
+    const after = uniqueId();
+    expect(
+      (await postPlant(base, newPlantJson(after, 'After the repeat'))).status,
+    ).toBe(200);
+
+    // A person's second Ctrl+C comes at least a second after the first signal.
+    await eventually('a second since the first signal', () =>
+      Date.now() - firstAt > 1_100 ? true : undefined,
+    );
+    service.signal('SIGINT');
+    expect(await service.exitCode()).toBe(0);
+    expect(service.text).toMatch(/SIGINT received again: skipping/);
+    expect(await countRows([during, after])).toBe(2);
+  });
+
+  it('the WEB_CONCURRENCY primary: a repeated SIGTERM does not cut its workers short; exit 0', async () => {
+    const { service, port } = await startService({
+      WEB_CONCURRENCY: '2',
+      SHUTDOWN_DELAY_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '60000',
+    });
+    await service.waitFor(/(Plant Store listening on[^]*){2}/);
+    const id = uniqueId();
+    const slow = await startPost(port, newPlantJson(id, 'Slow in a worker'));
+
+    service.signal('SIGTERM');
+    await service.waitFor(/SIGTERM received: stopping 2 workers/);
+    service.signal('SIGTERM');
+    await service.waitFor(/SIGTERM received again: already stopping/);
+
+    slow.finish();
+    const answer = finalResponse(await slow.connection.closed);
+    expect(answer.status).toBe(200);
+    expect(await service.exitCode()).toBe(0);
+    expect(await countRows([id])).toBe(1);
   });
 });

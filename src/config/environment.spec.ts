@@ -19,6 +19,7 @@ describe('validateEnvironment', () => {
       LOG_LEVEL: 'log',
       LOG_FORMAT: 'auto',
       SHUTDOWN_TIMEOUT_MS: 10000,
+      SHUTDOWN_DELAY_MS: 5000,
       HTTP_HEADERS_TIMEOUT_MS: 10000,
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000,

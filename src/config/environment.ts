@@ -126,6 +126,14 @@ export class Environment {
   @IsIntegerBetween(0, 600_000, 'milliseconds')
   SHUTDOWN_TIMEOUT_MS: number = 10_000;
 
+  /**
+   * After SIGTERM, how long readiness fails while the replica still accepts and serves, so
+   * that a load balancer checking every few seconds stops sending before the listener closes.
+   * 0 where a preStop pause does this (Kubernetes).
+   */
+  @IsIntegerBetween(0, 600_000, 'milliseconds')
+  SHUTDOWN_DELAY_MS: number = 5_000;
+
   /** A client must send all its headers within this time (slow-loris defence). */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   HTTP_HEADERS_TIMEOUT_MS: number = 10_000;

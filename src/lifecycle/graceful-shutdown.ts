@@ -7,16 +7,25 @@ import { ShutdownState } from './shutdown-state.js';
 
 const IDLE_SWEEP_MS = 100;
 
+export interface DrainTimes {
+  /** How long the replica keeps accepting and serving after readiness turned 503. */
+  delayMs: number;
+  /** How long in-flight requests may run once the listener is closed. */
+  timeoutMs: number;
+}
+
 /**
  * Stops the HTTP side in the order a load balancer expects: readiness fails at once, the
- * listener closes (no new connections), idle keep-alive connections close, in-flight
- * requests finish (each answered with `Connection: close`) within the timeout, and only
- * then does the caller close the pool and the database.
+ * replica keeps accepting and serving for the delay (the balancer learns of the 503 only at
+ * its next health check), then the listener closes (no new connections), idle keep-alive
+ * connections close, in-flight requests finish (each answered with `Connection: close`)
+ * within the timeout, and only then does the caller close the pool and the database.
  */
 @Injectable()
 export class GracefulShutdown implements OnApplicationBootstrap {
   private readonly logger = new Logger('Shutdown');
   private readonly inFlight = new Set<ServerResponse>();
+  private readonly hurried = new AbortController();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -37,11 +46,17 @@ export class GracefulShutdown implements OnApplicationBootstrap {
   }
 
   /** Resolves once every connection is closed, or the timeout forced them closed. */
-  async drain(timeoutMs: number): Promise<void> {
+  async drain({ delayMs, timeoutMs }: DrainTimes): Promise<void> {
     this.state.begin();
     // Requests already running say so too, so their clients do not reuse the connection.
     for (const response of this.inFlight) {
       if (!response.headersSent) response.setHeader('Connection', 'close');
+    }
+    if (delayMs > 0) {
+      this.logger.log(
+        `Readiness is 503; still serving for ${delayMs} ms so that load balancers stop sending`,
+      );
+      await this.pause(delayMs);
     }
     const server = this.server();
     const closed = server.listening ? once(server, 'close') : Promise.resolve();
@@ -54,18 +69,33 @@ export class GracefulShutdown implements OnApplicationBootstrap {
     server.closeIdleConnections();
     try {
       const outcome = await Promise.race([
-        closed.then(() => 'drained'),
-        sleep(timeoutMs, 'timeout'),
+        closed.then(() => 'drained' as const),
+        this.pause(timeoutMs),
       ]);
-      if (outcome === 'timeout') {
+      if (outcome === 'elapsed') {
         this.logger.warn(
           `${this.inFlight.size} request(s) still running after ${timeoutMs} ms: closing their connections`,
         );
-        server.closeAllConnections();
+      } else if (outcome === 'hurried') {
+        this.logger.warn(
+          `Told to hurry: closing the connections of ${this.inFlight.size} running request(s)`,
+        );
       }
+      if (outcome !== 'drained') server.closeAllConnections();
     } finally {
       clearInterval(sweeper);
     }
+  }
+
+  /** Cuts what is left of the delay and of the drain (a person's second Ctrl+C). */
+  hurry(): void {
+    this.hurried.abort();
+  }
+
+  private pause(ms: number): Promise<'elapsed' | 'hurried'> {
+    return sleep(ms, 'elapsed' as const, {
+      signal: this.hurried.signal,
+    }).catch(() => 'hurried' as const);
   }
 
   private server(): Server {

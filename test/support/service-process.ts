@@ -28,7 +28,13 @@ export class ServiceProcess {
     const child = spawn(process.execPath, [resolve(dir, 'dist/main.js')], {
       cwd: dir,
       // Only what the test gives, plus PATH: nothing leaks in from the test runner's env.
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+      // No balancer watches a test's service: a short drain delay, unless a test sets one.
+      env: {
+        PATH: process.env.PATH ?? '',
+        NO_COLOR: '1',
+        SHUTDOWN_DELAY_MS: '100',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // A test that fails half-way must not leave a service running after the run.
