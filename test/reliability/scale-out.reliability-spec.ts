@@ -1,0 +1,143 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  startTestPostgres,
+  type TestPostgres,
+} from '../support/test-postgres.js';
+import { Balancer, ensureHaproxy } from './support/haproxy.js';
+import { Ledger } from './support/ledger.js';
+import { startLoad } from './support/load.js';
+import {
+  type RunningService,
+  startService,
+  TOKEN,
+} from './support/scenario.js';
+
+// Longer than HAProxy's inter x fall (1 s, docker/haproxy/haproxy.cfg), with room for a
+// loaded machine: the balancer must see readiness fail before the listener closes.
+const REPLICA_SETTINGS = {
+  SHUTDOWN_DELAY_MS: '3000',
+  SHUTDOWN_TIMEOUT_MS: '10000',
+};
+const CLIENTS = 16;
+
+/** What clients saw besides a 200: statuses and connection errors, counted. */
+function clientErrors(ledger: Ledger): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { outcome } of ledger.attempts) {
+    const key =
+      outcome.kind === 'no-answer'
+        ? outcome.error
+        : outcome.status === 200
+          ? undefined
+          : String(outcome.status);
+    if (key !== undefined) counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+describe('scale-out: two replicas behind HAProxy', () => {
+  let postgres: TestPostgres;
+  let haproxy: string;
+
+  beforeAll(async () => {
+    haproxy = await ensureHaproxy();
+    postgres = await startTestPostgres('reliability-scale-out');
+  }, 360_000);
+  afterAll(() => postgres?.stop());
+
+  async function startReplicas(): Promise<RunningService[]> {
+    return Promise.all([
+      startService(postgres.url, REPLICA_SETTINGS),
+      startService(postgres.url, REPLICA_SETTINGS),
+    ]);
+  }
+
+  it('rolling restart with SIGTERM, plain balancer configuration: clients see only 200s, each replica exits 0', async () => {
+    const replicas = await startReplicas();
+    const balancer = await Balancer.start(
+      haproxy,
+      [replicas[0].port, replicas[1].port],
+      { plain: true },
+    );
+    const ledger = new Ledger('rolling restart behind HAProxy (no retries)');
+    const load = startLoad({
+      baseUrl: balancer.url,
+      token: TOKEN,
+      ledger,
+      concurrency: CLIENTS,
+    });
+    const exitCodes: (number | null)[] = [];
+    try {
+      await sleep(1_500);
+      for (const [index, replica] of replicas.entries()) {
+        replica.process.signal('SIGTERM');
+        exitCodes.push(await replica.process.exitCode());
+        await balancer.untilServers('DOWN', `replica${index + 1}`);
+        replicas[index] = await startService(
+          postgres.url,
+          REPLICA_SETTINGS,
+          replica.port,
+        );
+        await balancer.untilServers('UP', `replica${index + 1}`);
+      }
+      await sleep(1_500);
+    } finally {
+      await load.stop();
+      await balancer.stop();
+      await Promise.all(replicas.map((replica) => replica.process.stop()));
+    }
+
+    const figures = await ledger.verify(postgres.url);
+    process.stdout.write(
+      `[reliability] rolling restart: client errors ${JSON.stringify(clientErrors(ledger))}, replica exit codes ${JSON.stringify(exitCodes)}\n`,
+    );
+    expect(exitCodes).toEqual([0, 0]);
+    expect(clientErrors(ledger)).toEqual({});
+    expect(figures.acknowledged).toBe(figures.sent);
+    expect(figures.lost).toBe(0);
+    expect(figures.duplicated).toBe(0);
+  });
+
+  it('one replica SIGKILLed under load, with the documented retries: clients see only 200s, nothing acknowledged is lost', async () => {
+    const replicas = await startReplicas();
+    const balancer = await Balancer.start(
+      haproxy,
+      [replicas[0].port, replicas[1].port],
+      { plain: false },
+    );
+    const ledger = new Ledger('replica killed behind HAProxy (with retries)');
+    const load = startLoad({
+      baseUrl: balancer.url,
+      token: TOKEN,
+      ledger,
+      concurrency: CLIENTS,
+    });
+    try {
+      await sleep(1_500);
+      replicas[0].process.signal('SIGKILL');
+      await replicas[0].process.exitCode();
+      await balancer.untilServers('DOWN', 'replica1');
+      await sleep(1_000);
+      replicas[0] = await startService(
+        postgres.url,
+        REPLICA_SETTINGS,
+        replicas[0].port,
+      );
+      await balancer.untilServers('UP', 'replica1');
+      await sleep(1_500);
+    } finally {
+      await load.stop();
+      await balancer.stop();
+      await Promise.all(replicas.map((replica) => replica.process.stop()));
+    }
+
+    const figures = await ledger.verify(postgres.url);
+    process.stdout.write(
+      `[reliability] replica killed: client errors ${JSON.stringify(clientErrors(ledger))}\n`,
+    );
+    expect(clientErrors(ledger)).toEqual({});
+    expect(figures.acknowledged).toBe(figures.sent);
+    expect(figures.lost).toBe(0);
+    expect(figures.duplicated).toBe(0);
+  });
+});
