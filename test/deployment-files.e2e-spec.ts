@@ -312,6 +312,8 @@ type EnvironmentMap = Record<string, string>;
 
 interface ComposeService {
   image?: string;
+  profiles?: string[];
+  ports?: string[];
   build?: { context: string; dockerfile?: string };
   environment?: EnvironmentMap | string[];
   depends_on?: Record<string, { condition?: string }> | string[];
@@ -398,6 +400,104 @@ describe('docker/compose.yaml', () => {
     expect(durationSeconds(app.stop_grace_period ?? '10s')).toBeGreaterThan(
       (delayMs + shutdownMs) / 1000,
     );
+  });
+});
+
+/** HAProxy's `inter` x `fall` in ms: how long before it stops sending to a failing replica. */
+function haproxyNoticeMs(config: string): number {
+  const line = /^\s*default-server\b.*$/m.exec(config)?.[0] ?? '';
+  const inter = /\binter\s+(\d+)(ms|s)\b/.exec(line);
+  const fall = /\bfall\s+(\d+)\b/.exec(line);
+  expect(inter, `inter in ${line}`).not.toBeNull();
+  expect(fall, `fall in ${line}`).not.toBeNull();
+  return (
+    Number(inter?.[1]) * (inter?.[2] === 's' ? 1000 : 1) * Number(fall?.[1])
+  );
+}
+
+describe("docker/compose.yaml's scale profile: replicas behind HAProxy", () => {
+  const compose = parse(read('docker/compose.yaml')) as {
+    services: Record<string, ComposeService & { volumes?: string[] }>;
+  };
+  const { app, balancer, ...rest } = compose.services;
+  const replicas = Object.entries(rest).filter(([name]) =>
+    name.startsWith('replica'),
+  );
+  const config = read('docker/haproxy/haproxy.cfg');
+
+  it('runs two replicas and the balancer only with --profile scale, the app as before without it', () => {
+    expect(replicas.map(([name]) => name)).toEqual(['replica-1', 'replica-2']);
+    for (const [, replica] of replicas)
+      expect(replica.profiles).toEqual(['scale']);
+    expect(balancer.profiles).toEqual(['scale']);
+    expect(app.profiles).toBeUndefined();
+    // The balancer publishes a port of its own, so both can run at once.
+    const published = (service: ComposeService) =>
+      (service.ports ?? []).map((port) => port.split(':')[0]);
+    for (const port of published(balancer))
+      expect(published(app)).not.toContain(port);
+  });
+
+  it('builds each replica like the app, health-gated, with secrets from the caller only', () => {
+    expect(replicas.length).toBeGreaterThanOrEqual(2);
+    for (const [name, replica] of replicas) {
+      expect(replica.build, name).toEqual(app.build);
+      expect(
+        (replica.depends_on as Record<string, { condition?: string }>).postgres
+          ?.condition,
+      ).toBe('service_healthy');
+      const env = composeEnvironment(replica);
+      expect(env.DATABASE_URL).toBe(composeEnvironment(app).DATABASE_URL);
+      expect(fromCallerEnvironment(env.API_TOKENS ?? '', 'API_TOKENS')).toBe(
+        true,
+      );
+      for (const [key, value] of Object.entries(env))
+        expect(looksLikeSecret(value), `${key}=${value}`).toBe(false);
+    }
+  });
+
+  it("keeps each replica serving until HAProxy's checks notice, and docker stop waits for the drain", () => {
+    const noticeMs = haproxyNoticeMs(config);
+    expect(replicas.length).toBeGreaterThanOrEqual(2);
+    for (const [name, replica] of replicas) {
+      const env = composeEnvironment(replica);
+      const delayMs = Number(env.SHUTDOWN_DELAY_MS ?? 5000);
+      const timeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS ?? 10000);
+      // Twice the notice time: checks run late on a busy host.
+      expect(delayMs, name).toBeGreaterThanOrEqual(2 * noticeMs);
+      expect(
+        durationSeconds(replica.stop_grace_period ?? '10s'),
+      ).toBeGreaterThan((delayMs + timeoutMs) / 1000);
+    }
+    expect(config).toMatch(/option httpchk GET \/health\/ready/);
+    expect(config).toMatch(/http-check expect status 200/);
+  });
+
+  it('mounts the one HAProxy configuration the reliability suite tests, and fills in every address it reads', () => {
+    const mount = (balancer.volumes ?? [])
+      .map((volume) => volume.split(':'))
+      .find(([, target]) => target === '/usr/local/etc/haproxy/haproxy.cfg');
+    expect(mount).toBeDefined();
+    expect(resolve('docker', mount?.[0] ?? '')).toBe(
+      resolve('docker/haproxy/haproxy.cfg'),
+    );
+    // `.if defined(...)` needs HAProxy 2.4 or later; the suite runs Debian's 2.6.
+    const version = /^haproxy:(\d+)\.(\d+)/.exec(balancer.image ?? '');
+    expect(
+      Number(version?.[1]) * 100 + Number(version?.[2]),
+    ).toBeGreaterThanOrEqual(204);
+    const env = composeEnvironment(balancer);
+    const wanted = [...config.matchAll(/"\$\{(\w+)\}"/g)].map(
+      ([, name]) => name,
+    );
+    expect(wanted.length).toBeGreaterThan(0);
+    for (const name of wanted) expect(env[name], name).toBeDefined();
+    // Each server line points at a replica service on the service's port.
+    for (const name of wanted.filter((key) => key.startsWith('REPLICA'))) {
+      const [host, port] = env[name].split(':');
+      expect(Object.keys(compose.services)).toContain(host);
+      expect(Number(port)).toBe(APP_PORT);
+    }
   });
 });
 
