@@ -1,11 +1,8 @@
-import type { Repository } from 'typeorm';
-import type { PlantEntity } from './plant.entity.js';
-import { PlantInsertBatcher, type PlantRow } from './plant-insert.batcher.js';
-
-type Query = (
-  sql: string,
-  parameters: [string[], string[], (string | null)[]],
-) => Promise<{ id: string }[]>;
+import {
+  type InsertRows,
+  PlantInsertBatcher,
+  type PlantRow,
+} from './plant-insert.batcher.js';
 
 /** A stand-in for PostgreSQL: a table of ids, and ON CONFLICT DO NOTHING semantics. */
 function fakeTable(
@@ -14,22 +11,21 @@ function fakeTable(
 ) {
   const stored = new Set(taken);
   const statements: string[][] = [];
-  const query = vi.fn<Query>(async (_sql, [ids]) => {
+  const insertRows = vi.fn<InsertRows>(async (rows) => {
+    const ids = rows.map((row) => row.id);
     statements.push(ids);
     const error = fail?.(ids);
     if (error !== undefined) throw error;
-    const returned: { id: string }[] = [];
+    const inserted = new Set<string>();
     for (const id of ids) {
       if (!stored.has(id)) {
         stored.add(id);
-        returned.push({ id });
+        inserted.add(id);
       }
     }
-    return returned;
+    return inserted;
   });
-  const batcher = new PlantInsertBatcher({
-    query,
-  } as unknown as Repository<PlantEntity>);
+  const batcher = new PlantInsertBatcher(insertRows);
   return { batcher, statements };
 }
 

@@ -1,8 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { isLostConnection } from '../database/database-errors.js';
-import { PlantEntity } from './plant.entity.js';
 
 export interface PlantRow {
   id: string;
@@ -13,20 +9,14 @@ export interface PlantRow {
 /** created: this row was written; taken: the id already held a row (read it to compare). */
 export type InsertOutcome = 'created' | 'taken';
 
+/** One multi-row INSERT ... ON CONFLICT DO NOTHING: resolves to the ids it wrote. */
+export type InsertRows = (rows: PlantRow[]) => Promise<Set<string>>;
+
 interface Pending {
   row: PlantRow;
   resolve: (outcome: InsertOutcome) => void;
   reject: (error: unknown) => void;
 }
-
-// One statement text for any batch size, so PostgreSQL plans it alike each time. Rows keep
-// their order through unnest; a second row with an id already in the batch is skipped
-// like any taken id.
-const INSERT_BATCH = `
-  INSERT INTO plants (id, name, tag)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
-  ON CONFLICT (id) DO NOTHING
-  RETURNING id::text AS id`;
 
 // Enough statements in flight to keep the pool busy, few enough that arrivals queue up
 // behind them and share the next statement.
@@ -39,17 +29,15 @@ const MAX_BATCH_ROWS = 500;
  * reason: one statement per request made PostgreSQL's per-statement cost, not the service,
  * the limit on this machine (bench/RESULTS.md). A request alone is sent at the next turn
  * of the loop (setImmediate): no timer, no added wait under light load.
+ *
+ * PlantsRepository's private helper: it owns the statement, this class only the grouping.
  */
-@Injectable()
 export class PlantInsertBatcher {
   private queue: Pending[] = [];
   private flushScheduled = false;
   private inFlight = 0;
 
-  constructor(
-    @InjectRepository(PlantEntity)
-    private readonly plants: Repository<PlantEntity>,
-  ) {}
+  constructor(private readonly insertRows: InsertRows) {}
 
   insert(row: PlantRow): Promise<InsertOutcome> {
     return new Promise((resolve, reject) => {
@@ -94,14 +82,5 @@ export class PlantInsertBatcher {
       // One bad row fails the whole statement: give each row its own, so only it fails.
       await Promise.all(batch.map((pending) => this.run([pending])));
     }
-  }
-
-  private async insertRows(rows: PlantRow[]): Promise<Set<string>> {
-    const returned = (await this.plants.query(INSERT_BATCH, [
-      rows.map((row) => row.id),
-      rows.map((row) => row.name),
-      rows.map((row) => row.tag),
-    ])) as { id: string }[];
-    return new Set(returned.map((row) => row.id));
   }
 }

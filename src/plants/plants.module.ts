@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PlantInsertBatcher } from './plant-insert.batcher.js';
 import { PlantEntity } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
+import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PlantEntity])],
   controllers: [PlantsController],
-  providers: [PlantsService, PlantInsertBatcher],
+  providers: [PlantsService, PlantsRepository],
   exports: [PlantsService],
 })
 export class PlantsModule {}

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import {
   isDatabaseUnavailable,
   isLostConnection,
@@ -9,23 +7,20 @@ import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
-import { PlantInsertBatcher } from './plant-insert.batcher.js';
-import { PlantEntity } from './plant.entity.js';
+import { PlantsRepository } from './plants.repository.js';
 
 const LOST_CONNECTION_ATTEMPTS = 3;
 
 /**
  * Creates plants. The id is unique; the database, not this process, decides races: the
- * INSERT skips an existing id (ON CONFLICT DO NOTHING, grouped with concurrent requests by
- * PlantInsertBatcher) and only then is the stored row read. The same content again is a
- * safe retry (200, nothing written); other content under a taken id is a conflict (409).
+ * INSERT skips an existing id (ON CONFLICT DO NOTHING) and only then is the stored row
+ * read. The same content again is a safe retry (200, nothing written); other content under
+ * a taken id is a conflict (409).
  */
 @Injectable()
 export class PlantsService {
   constructor(
-    @InjectRepository(PlantEntity)
-    private readonly plants: Repository<PlantEntity>,
-    private readonly inserts: PlantInsertBatcher,
+    private readonly plants: PlantsRepository,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -58,13 +53,12 @@ export class PlantsService {
 
   private async createOrReplay({ id, name, tag }: NewPlant): Promise<Plant> {
     const row = { id: id.toString(), name, tag: tag ?? null };
-    if ((await this.inserts.insert(row)) === 'created') {
+    if ((await this.plants.insertOrSkip(row)) === 'created') {
       this.metrics.plantsCreated.inc();
       return Plant.of(name, tag);
     }
 
-    // Plants are never deleted, so a skipped insert means the row is there to read.
-    const stored = await this.plants.findOneByOrFail({ id: row.id });
+    const stored = await this.plants.findById(row.id);
     if (stored.name !== row.name || stored.tag !== row.tag) {
       this.metrics.plantConflicts.inc();
       throw ApiError.conflict(
