@@ -65,6 +65,36 @@ function answerTo(
 describe('ApiExceptionFilter', () => {
   afterEach(() => vi.restoreAllMocks());
 
+  it.each([
+    [
+      'a refused connection',
+      Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    ],
+    [
+      'a TypeORM error wrapping a statement timeout',
+      Object.assign(new Error('query failed'), {
+        driverError: Object.assign(new Error('x'), { code: '57014' }),
+      }),
+    ],
+  ])(
+    'answers a database that cannot answer (%s) with 503 and Retry-After, whoever met it',
+    (_case, error) => {
+      const loggedError = vi
+        .spyOn(Logger.prototype, 'error')
+        .mockImplementation(() => {});
+      expect(answerTo(error)).toEqual({
+        status: 503,
+        headers: { 'Retry-After': '2' },
+        body: {
+          error: 503,
+          message: 'The database is unavailable; retry later.',
+        },
+        destroyed: false,
+      });
+      expect(loggedError).not.toHaveBeenCalled();
+    },
+  );
+
   it('answers an ApiError with its status, message and headers', () => {
     expect(answerTo(ApiError.methodNotAllowed(['POST']))).toEqual({
       status: 405,

@@ -7,6 +7,7 @@ import {
   Logger,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../database/database-errors.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import { routeLabel } from '../http/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
@@ -30,8 +31,9 @@ function clientErrorStatusOf(exception: unknown): number | undefined {
 
 /**
  * The one owner of every non-200 body: `{ error, message }` with `error` the HTTP status.
- * Expected failures keep their status and message; anything else is logged in full with
- * the request id and answered with a generic 500 that reveals nothing.
+ * Expected failures keep their status and message; a database that cannot answer is a 503;
+ * anything else is logged in full with the request id and answered with a generic 500
+ * that reveals nothing.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -55,11 +57,16 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private answerFor(exception: unknown, request: Request): ErrorAnswer {
-    if (exception instanceof ApiError) {
+    // The one place a database that cannot answer becomes 503 with Retry-After, whichever
+    // layer met it (a create, a token look-up, a probe).
+    const known = isDatabaseUnavailable(exception)
+      ? ApiError.databaseUnavailable()
+      : exception;
+    if (known instanceof ApiError) {
       return {
-        status: exception.getStatus(),
-        message: exception.message,
-        headers: exception.headers,
+        status: known.getStatus(),
+        message: known.message,
+        headers: known.headers,
       };
     }
     // Nest's own exceptions (an unknown route, say) say things like "Cannot GET /x":

@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  isDatabaseUnavailable,
-  isLostConnection,
-} from '../database/database-errors.js';
+import { isLostConnection } from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
@@ -24,23 +21,13 @@ export class PlantsService {
     private readonly metrics: MetricsService,
   ) {}
 
-  async create(newPlant: NewPlant): Promise<Plant> {
-    try {
-      return await this.createOrReplayOnLiveConnection(newPlant);
-    } catch (error) {
-      if (isDatabaseUnavailable(error)) throw ApiError.databaseUnavailable();
-      throw error;
-    }
-  }
-
   /**
    * A pooled connection the server has ended (a restart, pg_terminate_backend) fails at
    * once; so may the next few, ended in the same sweep. Repeating is safe: if a lost
-   * attempt did store the plant, the next one replays it.
+   * attempt did store the plant, the next one replays it. A database that cannot answer
+   * is left to the exception filter (503).
    */
-  private async createOrReplayOnLiveConnection(
-    newPlant: NewPlant,
-  ): Promise<Plant> {
+  async create(newPlant: NewPlant): Promise<Plant> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.createOrReplay(newPlant);
