@@ -73,6 +73,20 @@ describe('the service and its database', () => {
       // Bounded by the connect timeout (2 s): never a hang. Generous for a loaded machine.
       expect(elapsed).toBeLessThan(10_000);
 
+      // A managed token not yet cached needs the table: the same 503, through the filter.
+      const lookUp = await postPlant(
+        service.url,
+        newPlantJson(uniqueId(), 'Fern'),
+        {
+          token: `pst_${'x'.repeat(43)}`,
+        },
+      );
+      expect(lookUp.status).toBe(503);
+      expect(lookUp.headers.get('retry-after')).toBe('2');
+      expect(lookUp.body).toEqual(
+        errorBody(503, 'The database is unavailable; retry later.'),
+      );
+
       const health = await send(`${service.url}/health`);
       expect(health.status).toBe(503);
       expect(health.body).toEqual(errorBody(503));

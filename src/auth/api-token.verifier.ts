@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { isDatabaseUnavailable } from '../database/database-errors.js';
-import { ApiError } from '../errors/api-error.js';
 import {
   ApiTokensService,
   MANAGED_TOKEN_PREFIX,
@@ -69,15 +67,11 @@ export class ApiTokenVerifier extends TokenVerifier {
     return found;
   }
 
+  // A database that cannot answer is the exception filter's to turn into 503.
   private async query(hash: Buffer): Promise<LookedUpToken | null> {
-    try {
-      const token = await this.tokens.findActive(hash);
-      return token === undefined
-        ? null
-        : { name: token.name, expiresAt: token.expiresAt?.getTime() ?? null };
-    } catch (error) {
-      if (isDatabaseUnavailable(error)) throw ApiError.databaseUnavailable();
-      throw error;
-    }
+    const token = await this.tokens.findActive(hash);
+    return token === undefined
+      ? null
+      : { name: token.name, expiresAt: token.expiresAt?.getTime() ?? null };
   }
 }
