@@ -115,6 +115,21 @@ export class Environment {
   @IsIntegerBetween(100, 600_000, 'milliseconds')
   DATABASE_QUERY_TIMEOUT_MS: number = 5_000;
 
+  /**
+   * The whole database part of one request (pool wait, statements, retries): past it, 503.
+   * Covers what the connect and statement timeouts do not: an open but silent connection.
+   */
+  @IsIntegerBetween(100, 600_000, 'milliseconds')
+  DATABASE_REQUEST_TIMEOUT_MS: number = 2_000;
+
+  /** Creates waiting for a free statement slot; past it, new creates get 503 at once. */
+  @IsIntegerBetween(1, 100_000)
+  CREATE_QUEUE_LIMIT: number = 1_000;
+
+  /** Longest a create waits for a statement slot; past it, 503 (never written). */
+  @IsIntegerBetween(1, 600_000, 'milliseconds')
+  CREATE_QUEUE_WAIT_MS: number = 500;
+
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
 

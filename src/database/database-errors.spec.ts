@@ -1,4 +1,9 @@
-import { isDatabaseUnavailable, isLostConnection } from './database-errors.js';
+import {
+  DatabaseDeadlineError,
+  isCausedByOneRow,
+  isDatabaseUnavailable,
+  isLostConnection,
+} from './database-errors.js';
 
 const withCode = (code: string) =>
   Object.assign(new Error('driver text'), { code });
@@ -76,5 +81,42 @@ describe('isLostConnection', () => {
     ['nothing', undefined],
   ])('is false for %s', (_case, error) => {
     expect(isLostConnection(error)).toBe(false);
+  });
+});
+
+describe('isCausedByOneRow', () => {
+  it.each([
+    ['a value too long (22001)', withCode('22001')],
+    ['an untranslatable character (22P05)', withCode('22P05')],
+    ['a null in a required column (23502)', withCode('23502')],
+    ['a check violation (23514)', withCode('23514')],
+    ['an index row too large (54000)', withCode('54000')],
+    [
+      'a TypeORM error wrapping a bad encoding',
+      Object.assign(new Error('query failed'), {
+        driverError: withCode('22021'),
+      }),
+    ],
+  ])('is true for %s', (_case, error) => {
+    expect(isCausedByOneRow(error)).toBe(true);
+  });
+
+  it.each([
+    ['a statement timeout (57014)', withCode('57014')],
+    ['a deadlock (40P01)', withCode('40P01')],
+    ['too many connections (53300)', withCode('53300')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+    ['the request deadline', new DatabaseDeadlineError()],
+    ['a missing table (42P01)', withCode('42P01')],
+    ['a plain error', new Error('boom')],
+  ])('is false for %s', (_case, error) => {
+    expect(isCausedByOneRow(error)).toBe(false);
+  });
+});
+
+describe('DatabaseDeadlineError', () => {
+  it('counts as the database being unavailable, not as a lost connection', () => {
+    expect(isDatabaseUnavailable(new DatabaseDeadlineError())).toBe(true);
+    expect(isLostConnection(new DatabaseDeadlineError())).toBe(false);
   });
 });

@@ -70,12 +70,39 @@ function matches(error: unknown, signature: ErrorSignature): boolean {
   );
 }
 
+/** The database part of a request ran past its deadline: the database is too slow now. */
+export class DatabaseDeadlineError extends Error {
+  override readonly name = 'DatabaseDeadlineError';
+
+  constructor() {
+    super('The database did not answer within the request deadline.');
+  }
+}
+
 /**
  * True when an error means the database cannot be reached or cannot answer now, as
  * opposed to a fault in the request or the code.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return matches(error, UNAVAILABLE);
+  return error instanceof DatabaseDeadlineError || matches(error, UNAVAILABLE);
+}
+
+// SQLSTATE class 22 (data exception: a value too long, out of range, badly encoded), class
+// 23 (integrity constraint: null, check, foreign key) and 54000 (program limit exceeded, an
+// index row too large): what the content of one row can cause.
+const ONE_ROW: ErrorSignature = {
+  codes: new Set(),
+  sqlStates: /^(22...|23...|54000)$/,
+  messages: [],
+};
+
+/**
+ * True when one row of a multi-row statement can be the cause, so the other rows may well
+ * succeed on their own. Anything else (a timeout, a lost connection, a deadlock) would fail
+ * them alike and is no reason to send more statements.
+ */
+export function isCausedByOneRow(error: unknown): boolean {
+  return matches(error, ONE_ROW);
 }
 
 /** True when a pooled connection was lost under a query: worth one retry on a fresh one. */

@@ -34,6 +34,9 @@ export function defaultMessage(status: number): string {
   );
 }
 
+/** Not in RFC 9110: nginx's status for a request whose client went away. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = 2;
 
@@ -99,6 +102,21 @@ export class ApiError extends HttpException {
     return new ApiError(HttpStatus.SERVICE_UNAVAILABLE, message, {
       'Retry-After': String(RETRY_AFTER_SECONDS),
     });
+  }
+
+  /** For the logs and metrics only: nobody is left to read it (nginx's 499). */
+  static clientGone(): ApiError {
+    return new ApiError(
+      CLIENT_CLOSED_REQUEST as HttpStatus,
+      'The client closed the connection before its request was handled.',
+    );
+  }
+
+  /** Load shedding: more creates are waiting than the service lets queue up. */
+  static overloaded(): ApiError {
+    return ApiError.serviceUnavailable(
+      'The service is overloaded; retry later.',
+    );
   }
 
   static databaseUnavailable(): ApiError {

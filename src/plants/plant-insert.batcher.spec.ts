@@ -1,46 +1,107 @@
+import { ApiError } from '../errors/api-error.js';
 import {
+  type InsertRequest,
   type InsertRows,
   PlantInsertBatcher,
   type PlantRow,
+  type QueueLimits,
 } from './plant-insert.batcher.js';
 
-/** A stand-in for PostgreSQL: a table of ids, and ON CONFLICT DO NOTHING semantics. */
-function fakeTable(
-  taken: string[] = [],
-  fail?: (ids: string[]) => Error | undefined,
-) {
-  const stored = new Set(taken);
-  const statements: string[][] = [];
-  const insertRows = vi.fn<InsertRows>(async (rows) => {
-    const ids = rows.map((row) => row.id);
-    statements.push(ids);
-    const error = fail?.(ids);
-    if (error !== undefined) throw error;
-    const inserted = new Set<string>();
-    for (const id of ids) {
-      if (!stored.has(id)) {
-        stored.add(id);
-        inserted.add(id);
-      }
-    }
-    return inserted;
-  });
-  const batcher = new PlantInsertBatcher(insertRows);
-  return { batcher, statements };
+const ROOMY: QueueLimits = { maxRows: 100_000, maxWaitMs: 600_000 };
+const withCode = (message: string, code: string) =>
+  Object.assign(new Error(message), { code });
+
+interface FakeTable {
+  batcher: PlantInsertBatcher;
+  statements: string[][];
+  deadlines: number[];
+  /** Most statements that were ever running at once. */
+  peakConcurrency: () => number;
 }
 
-const row = (id: string, name = `Plant ${id}`): PlantRow => ({
-  id,
+/**
+ * A stand-in for PostgreSQL: a table of ids with ON CONFLICT DO NOTHING semantics; each
+ * statement answers on a later turn of the event loop, unless `hold` keeps it waiting.
+ */
+function fakeTable({
+  taken = [],
+  fail,
+  limits = ROOMY,
+  hold,
+}: {
+  taken?: string[];
+  fail?: (ids: string[]) => Error | undefined;
+  limits?: QueueLimits;
+  hold?: Promise<void>;
+} = {}): FakeTable {
+  const stored = new Set(taken);
+  const statements: string[][] = [];
+  const deadlines: number[] = [];
+  let running = 0;
+  let peak = 0;
+  const insertRows = vi.fn<InsertRows>(async (rows, deadline) => {
+    const ids = rows.map((row) => row.id);
+    statements.push(ids);
+    deadlines.push(deadline);
+    running += 1;
+    peak = Math.max(peak, running);
+    try {
+      await (hold ?? new Promise((resolve) => setImmediate(resolve)));
+      const error = fail?.(ids);
+      if (error !== undefined) throw error;
+      const inserted = new Set<string>();
+      for (const id of ids) {
+        if (!stored.has(id)) {
+          stored.add(id);
+          inserted.add(id);
+        }
+      }
+      return inserted;
+    } finally {
+      running -= 1;
+    }
+  });
+  return {
+    batcher: new PlantInsertBatcher(insertRows, limits),
+    statements,
+    deadlines,
+    peakConcurrency: () => peak,
+  };
+}
+
+const row = (id: string | number, name = `Plant ${id}`): PlantRow => ({
+  id: String(id),
   name,
   tag: null,
 });
+const request = (
+  id: string | number,
+  extra: Partial<InsertRequest> = {},
+): InsertRequest => ({
+  row: row(id),
+  deadline: Date.now() + 600_000,
+  ...extra,
+});
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Four statements, one per turn of the loop, so that every slot is busy. */
+async function fillSlots(
+  batcher: PlantInsertBatcher,
+): Promise<Promise<unknown>[]> {
+  const inFlight: Promise<unknown>[] = [];
+  for (const id of [1, 2, 3, 4]) {
+    inFlight.push(batcher.insert(request(id)));
+    await nextTurn();
+  }
+  return inFlight;
+}
 
 describe('PlantInsertBatcher', () => {
   it('sends a request alone at once, without a timer', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
     try {
       const { batcher, statements } = fakeTable();
-      await expect(batcher.insert(row('1'))).resolves.toBe('created');
+      await expect(batcher.insert(request(1))).resolves.toBe('created');
       expect(statements).toEqual([['1']]);
     } finally {
       vi.useRealTimers();
@@ -48,32 +109,66 @@ describe('PlantInsertBatcher', () => {
   });
 
   it('groups the inserts of one turn of the event loop into one statement', async () => {
-    const { batcher, statements } = fakeTable(['3']);
+    const { batcher, statements } = fakeTable({ taken: ['3'] });
     const outcomes = await Promise.all(
-      ['1', '2', '3', '4'].map((id) => batcher.insert(row(id))),
+      [1, 2, 3, 4].map((id) => batcher.insert(request(id))),
     );
 
     expect(outcomes).toEqual(['created', 'created', 'taken', 'created']);
     expect(statements).toEqual([['1', '2', '3', '4']]);
   });
 
-  it('tells the first of two rows with one id that it created it, the second that it is taken', async () => {
-    const { batcher } = fakeTable();
-    const outcomes = await Promise.all([
-      batcher.insert(row('7', 'first')),
-      batcher.insert(row('7', 'second')),
+  it('sends rows in id order, the first arrival of an id first, so statements cannot deadlock', async () => {
+    const { batcher, statements } = fakeTable();
+    const ids = ['9', '-3', '7', '10', '7', '-20'];
+    const outcomes = await Promise.all(
+      ids.map((id, index) =>
+        batcher.insert({ ...request(id), row: row(id, `arrival ${index}`) }),
+      ),
+    );
+
+    expect(statements).toEqual([['-20', '-3', '7', '7', '9', '10']]);
+    // The earlier of the two 7s is the one written.
+    expect(outcomes).toEqual([
+      'created',
+      'created',
+      'created',
+      'created',
+      'taken',
+      'created',
     ]);
-    expect(outcomes).toEqual(['created', 'taken']);
+  });
+
+  it('compares ids as int64, not as text', async () => {
+    const { batcher, statements } = fakeTable();
+    await Promise.all(
+      ['9223372036854775807', '100', '-9223372036854775808', '99'].map((id) =>
+        batcher.insert(request(id)),
+      ),
+    );
+    expect(statements).toEqual([
+      ['-9223372036854775808', '99', '100', '9223372036854775807'],
+    ]);
+  });
+
+  it('gives a statement the earliest deadline of its rows', async () => {
+    const { batcher, deadlines } = fakeTable();
+    const earliest = Date.now() + 300_000;
+    await Promise.all([
+      batcher.insert(request(1, { deadline: earliest + 200_000 })),
+      batcher.insert(request(2, { deadline: earliest })),
+    ]);
+    expect(deadlines).toEqual([earliest]);
   });
 
   it('queues arrivals behind the statements in flight and sends them together next', async () => {
     const { batcher, statements } = fakeTable();
     const first = Array.from({ length: 4 }, (_, index) =>
-      batcher.insert(row(`a${index}`)),
+      batcher.insert(request(index)),
     );
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const later = Array.from({ length: 30 }, (_, index) =>
-      batcher.insert(row(`b${index}`)),
+      batcher.insert(request(100 + index)),
     );
     await Promise.all([...first, ...later]);
 
@@ -81,13 +176,13 @@ describe('PlantInsertBatcher', () => {
     expect(statements.length).toBeLessThan(34);
   });
 
-  it('gives each row its own statement when one row fails the batch, so only that row fails', async () => {
-    const bad = new Error('value too long');
-    const { batcher, statements } = fakeTable([], (ids) =>
-      ids.includes('bad') ? bad : undefined,
-    );
+  it('when one row fails the batch (a data error), isolates it so only that row fails', async () => {
+    const bad = withCode('value too long', '22001');
+    const { batcher, statements } = fakeTable({
+      fail: (ids) => (ids.includes('5') ? bad : undefined),
+    });
     const outcomes = await Promise.allSettled(
-      ['1', 'bad', '2'].map((id) => batcher.insert(row(id))),
+      [1, 5, 9].map((id) => batcher.insert(request(id))),
     );
 
     expect(outcomes).toEqual([
@@ -95,23 +190,117 @@ describe('PlantInsertBatcher', () => {
       { status: 'rejected', reason: bad },
       { status: 'fulfilled', value: 'created' },
     ]);
-    expect(statements).toEqual([['1', 'bad', '2'], ['1'], ['bad'], ['2']]);
+    expect(statements).toEqual([
+      ['1', '5', '9'],
+      ['1', '5'],
+      ['1'],
+      ['5'],
+      ['9'],
+    ]);
   });
 
-  it('fails the whole batch at once when the connection was lost, for the callers to retry', async () => {
-    const lost = Object.assign(
-      new Error('Connection terminated unexpectedly'),
-      { code: undefined },
-    );
-    const { batcher, statements } = fakeTable([], () => lost);
+  it('isolates bad rows with few statements, never more at once than the in-flight limit', async () => {
+    const bad = withCode('untranslatable character', '22P05');
+    const { batcher, statements, peakConcurrency } = fakeTable({
+      fail: (ids) => (ids.some((id) => id.endsWith('7')) ? bad : undefined),
+    });
+    // 2,000 rows: four full statements of 500, each holding bad rows.
     const outcomes = await Promise.allSettled(
-      ['1', '2'].map((id) => batcher.insert(row(id))),
+      Array.from({ length: 2_000 }, (_, index) =>
+        batcher.insert(request(index * 1000 + (index % 250 === 0 ? 7 : 1))),
+      ),
     );
 
-    expect(outcomes.map((outcome) => outcome.status)).toEqual([
-      'rejected',
-      'rejected',
-    ]);
-    expect(statements).toEqual([['1', '2']]);
+    const failed = outcomes.filter(({ status }) => status === 'rejected');
+    expect(failed).toHaveLength(8);
+    expect(peakConcurrency()).toBeLessThanOrEqual(4);
+    // Far fewer than one statement per row (the old fallback sent 2,004).
+    expect(statements.length).toBeLessThan(200);
+  });
+
+  it.each([
+    ['a statement timeout (57014)', withCode('canceling statement', '57014')],
+    ['a deadlock (40P01)', withCode('deadlock detected', '40P01')],
+    ['too many connections (53300)', withCode('too many clients', '53300')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+  ])(
+    'fails the whole batch at once, with no per-row statements, on %s',
+    async (_case, error) => {
+      const { batcher, statements } = fakeTable({ fail: () => error });
+      const outcomes = await Promise.allSettled(
+        [1, 2, 3].map((id) => batcher.insert(request(id))),
+      );
+
+      expect(outcomes).toEqual([
+        { status: 'rejected', reason: error },
+        { status: 'rejected', reason: error },
+        { status: 'rejected', reason: error },
+      ]);
+      expect(statements).toEqual([['1', '2', '3']]);
+    },
+  );
+
+  it('sheds inserts past the queue limit at once with 503, and says it is overloaded', async () => {
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    const { batcher, statements } = fakeTable({
+      hold,
+      limits: { maxRows: 3, maxWaitMs: 600_000 },
+    });
+    // Four statements fill every slot; three more rows fill the queue.
+    const inFlight = await fillSlots(batcher);
+    const queued = [5, 6, 7].map((id) => batcher.insert(request(id)));
+    expect(batcher.isOverloaded).toBe(true);
+
+    await expect(batcher.insert(request(8))).rejects.toEqual(
+      ApiError.overloaded(),
+    );
+    release();
+    await expect(Promise.all([...inFlight, ...queued])).resolves.toHaveLength(
+      7,
+    );
+    expect(statements.flat()).not.toContain('8');
+    expect(batcher.isOverloaded).toBe(false);
+  });
+
+  it('answers 503 for a row that waited too long for a slot, and never sends it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    try {
+      let release = () => {};
+      const hold = new Promise<void>((resolve) => (release = resolve));
+      const { batcher, statements } = fakeTable({
+        hold,
+        limits: { maxRows: 100, maxWaitMs: 500 },
+      });
+      const inFlight = await fillSlots(batcher);
+      const waiting = batcher.insert(request(5));
+      const outcome = expect(waiting).rejects.toEqual(ApiError.overloaded());
+
+      await vi.advanceTimersByTimeAsync(501);
+      await outcome;
+      release();
+      await Promise.all(inFlight);
+      await nextTurn();
+      expect(statements.flat()).not.toContain('5');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never sends a row whose client left before it was sent', async () => {
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    const { batcher, statements } = fakeTable({ hold });
+    const inFlight = await fillSlots(batcher);
+    const client = new AbortController();
+    const gone = batcher.insert(request(5, { signal: client.signal }));
+    const stays = batcher.insert(request(6));
+
+    client.abort();
+    release();
+    await expect(gone).rejects.toEqual(ApiError.clientGone());
+    await expect(stays).resolves.toBe('created');
+    await Promise.all(inFlight);
+    expect(statements.flat()).not.toContain('5');
   });
 });

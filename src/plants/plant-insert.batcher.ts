@@ -1,4 +1,5 @@
-import { isLostConnection } from '../database/database-errors.js';
+import { isCausedByOneRow } from '../database/database-errors.js';
+import { ApiError } from '../errors/api-error.js';
 
 export interface PlantRow {
   id: string;
@@ -9,11 +10,29 @@ export interface PlantRow {
 /** created: this row was written; taken: the id already held a row (read it to compare). */
 export type InsertOutcome = 'created' | 'taken';
 
-/** One multi-row INSERT ... ON CONFLICT DO NOTHING: resolves to the ids it wrote. */
-export type InsertRows = (rows: PlantRow[]) => Promise<Set<string>>;
+/** One multi-row INSERT ... ON CONFLICT DO NOTHING, over by `deadline`: the ids it wrote. */
+export type InsertRows = (
+  rows: PlantRow[],
+  deadline: number,
+) => Promise<Set<string>>;
 
-interface Pending {
+export interface InsertRequest {
   row: PlantRow;
+  /** Epoch ms by which the caller must have its outcome. */
+  deadline: number;
+  /** Aborted when the client is gone: a row still queued then is never written. */
+  signal?: AbortSignal;
+}
+
+/** How much waiting the batcher accepts before it sheds new inserts (503). */
+export interface QueueLimits {
+  maxRows: number;
+  maxWaitMs: number;
+}
+
+interface Pending extends InsertRequest {
+  /** Epoch ms after which a row not yet sent is answered 503 instead. */
+  sendBy: number;
   resolve: (outcome: InsertOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -23,6 +42,16 @@ interface Pending {
 const MAX_BATCHES_IN_FLIGHT = 4;
 const MAX_BATCH_ROWS = 500;
 
+const byIdThenArrival = (batch: Pending[]): Pending[] => {
+  const keyed = batch.map((pending) => ({
+    pending,
+    id: BigInt(pending.row.id),
+  }));
+  // Array.prototype.sort is stable: among equal ids, the first arrival stays first.
+  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return keyed.map(({ pending }) => pending);
+};
+
 /**
  * Groups the inserts of concurrent requests into one multi-row INSERT ... ON CONFLICT DO
  * NOTHING per turn of the event loop; each caller still learns its own outcome. Measured
@@ -30,24 +59,50 @@ const MAX_BATCH_ROWS = 500;
  * the limit on this machine (bench/RESULTS.md). A request alone is sent at the next turn
  * of the loop (setImmediate): no timer, no added wait under light load.
  *
+ * Under trouble it stays bounded: at most MAX_BATCHES_IN_FLIGHT statements at once, the
+ * queue behind them limited in rows and in waiting time (the excess is answered 503 at
+ * once), and rows go in id order so two concurrent statements cannot deadlock.
+ *
  * PlantsRepository's private helper: it owns the statement, this class only the grouping.
  */
 export class PlantInsertBatcher {
   private queue: Pending[] = [];
   private flushScheduled = false;
   private inFlight = 0;
+  private expiry: NodeJS.Timeout | undefined;
 
-  constructor(private readonly insertRows: InsertRows) {}
+  constructor(
+    private readonly insertRows: InsertRows,
+    private readonly limits: QueueLimits,
+  ) {}
 
-  insert(row: PlantRow): Promise<InsertOutcome> {
+  insert(request: InsertRequest): Promise<InsertOutcome> {
+    if (this.queue.length >= this.limits.maxRows)
+      return Promise.reject(ApiError.overloaded());
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, resolve, reject });
+      const sendBy = Math.min(
+        Date.now() + this.limits.maxWaitMs,
+        request.deadline,
+      );
+      this.queue.push({ ...request, sendBy, resolve, reject });
       this.scheduleFlush();
     });
   }
 
+  /** Whether a new insert would be shed now: lets a caller refuse before doing any work. */
+  get isOverloaded(): boolean {
+    const oldest = this.queue[0];
+    return (
+      this.queue.length >= this.limits.maxRows ||
+      (oldest !== undefined && oldest.sendBy <= Date.now())
+    );
+  }
+
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.inFlight >= MAX_BATCHES_IN_FLIGHT) return;
+    if (this.flushScheduled || this.inFlight >= MAX_BATCHES_IN_FLIGHT) {
+      this.scheduleExpiry();
+      return;
+    }
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
@@ -56,31 +111,71 @@ export class PlantInsertBatcher {
   }
 
   private flush(): void {
+    this.dropUnwanted();
     while (this.queue.length > 0 && this.inFlight < MAX_BATCHES_IN_FLIGHT) {
       const batch = this.queue.splice(0, MAX_BATCH_ROWS);
       this.inFlight += 1;
-      void this.run(batch).finally(() => {
+      void this.run(byIdThenArrival(batch)).finally(() => {
         this.inFlight -= 1;
         if (this.queue.length > 0) this.scheduleFlush();
       });
     }
+    this.scheduleExpiry();
+  }
+
+  /** Rows whose client left, or that waited too long to be sent, are never written. */
+  private dropUnwanted(): void {
+    const now = Date.now();
+    const kept: Pending[] = [];
+    for (const pending of this.queue) {
+      if (pending.signal?.aborted === true)
+        pending.reject(ApiError.clientGone());
+      else if (pending.sendBy <= now) pending.reject(ApiError.overloaded());
+      else kept.push(pending);
+    }
+    this.queue = kept;
+  }
+
+  // While every slot is busy nothing flushes, so one timer answers what waited too long.
+  private scheduleExpiry(): void {
+    if (this.expiry !== undefined || this.queue.length === 0) return;
+    const first = this.queue.reduce(
+      (earliest, pending) => Math.min(earliest, pending.sendBy),
+      Infinity,
+    );
+    this.expiry = setTimeout(
+      () => {
+        this.expiry = undefined;
+        this.dropUnwanted();
+        this.scheduleExpiry();
+      },
+      Math.max(0, first - Date.now()),
+    );
   }
 
   private async run(batch: Pending[]): Promise<void> {
+    const deadline = Math.min(...batch.map((pending) => pending.deadline));
     try {
-      const inserted = await this.insertRows(batch.map(({ row }) => row));
+      const inserted = await this.insertRows(
+        batch.map(({ row }) => row),
+        deadline,
+      );
       for (const pending of batch) {
         // The first of several rows with one id is the one written.
         const created = inserted.delete(pending.row.id);
         pending.resolve(created ? 'created' : 'taken');
       }
     } catch (error) {
-      if (batch.length === 1 || isLostConnection(error)) {
+      if (batch.length === 1 || !isCausedByOneRow(error)) {
         for (const pending of batch) pending.reject(error);
         return;
       }
-      // One bad row fails the whole statement: give each row its own, so only it fails.
-      await Promise.all(batch.map((pending) => this.run([pending])));
+      // One bad row fails the whole statement: halve the batch until the bad rows are
+      // alone. One at a time, within this statement's slot, so a bad row costs about
+      // 2 log2(n) statements and never more than the in-flight limit run at once.
+      const half = Math.ceil(batch.length / 2);
+      await this.run(batch.slice(0, half));
+      await this.run(batch.slice(half));
     }
   }
 }

@@ -1,14 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityMetadata, Repository } from 'typeorm';
+import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { poolOf, queryWithin } from '../database/bounded-query.js';
 import {
   type InsertOutcome,
+  type InsertRequest,
   PlantInsertBatcher,
   type PlantRow,
 } from './plant-insert.batcher.js';
 import { PlantEntity } from './plant.entity.js';
 
-export type { InsertOutcome, PlantRow };
+export type { InsertOutcome, InsertRequest, PlantRow };
 
 interface PlantStatements {
   insertBatch: string;
@@ -20,8 +23,9 @@ interface PlantStatements {
  * metadata, so the entity is the one description of the table outside the migration
  * (a migration is a frozen record of the past, so it keeps its own text on purpose).
  * One statement text for any batch size, so PostgreSQL plans it alike each time. Rows
- * keep their order through unnest; a second row with an id already in the batch is
- * skipped like any taken id.
+ * keep their order through unnest (the batcher sorts them by id, so concurrent statements
+ * take their locks in one order); a second row with an id already in the batch is skipped
+ * like any taken id.
  */
 function statementsFor(metadata: EntityMetadata): PlantStatements {
   const { driver } = metadata.connection;
@@ -47,7 +51,10 @@ function statementsFor(metadata: EntityMetadata): PlantStatements {
 
 /**
  * The one owner of the `plants` table: its SQL, the grouping of concurrent inserts and the
- * handling of its database errors. PlantsService decides what an outcome means.
+ * handling of its database errors. PlantsService decides what an outcome means. Every
+ * statement ends by the caller's deadline (queryWithin), so a hung database costs a
+ * request that long, never a hang; a statement that ran out of time may still commit
+ * once the database wakes, which a retry of the same plant then replays.
  */
 @Injectable()
 export class PlantsRepository {
@@ -57,31 +64,51 @@ export class PlantsRepository {
   constructor(
     @InjectRepository(PlantEntity)
     private readonly plants: Repository<PlantEntity>,
+    @InjectEnvironment() env: Environment,
   ) {
     this.statements = statementsFor(plants.metadata);
-    this.batcher = new PlantInsertBatcher((rows) => this.insertRows(rows));
+    this.batcher = new PlantInsertBatcher(
+      (rows, deadline) => this.insertRows(rows, deadline),
+      { maxRows: env.CREATE_QUEUE_LIMIT, maxWaitMs: env.CREATE_QUEUE_WAIT_MS },
+    );
   }
 
   /** Writes the row unless its id is taken; concurrent calls share one statement. */
-  insertOrSkip(row: PlantRow): Promise<InsertOutcome> {
-    return this.batcher.insert(row);
+  insertOrSkip(request: InsertRequest): Promise<InsertOutcome> {
+    return this.batcher.insert(request);
+  }
+
+  /** True while new inserts would be shed: a create can be refused before any work. */
+  get isOverloaded(): boolean {
+    return this.batcher.isOverloaded;
   }
 
   /** The stored row; plants are never deleted, so a taken id is always there to read. */
-  async findById(id: string): Promise<PlantRow> {
-    const [row] = (await this.plants.query(this.statements.selectById, [
-      id,
-    ])) as PlantRow[];
+  async findById(id: string, deadline: number): Promise<PlantRow> {
+    const [row] = await queryWithin<PlantRow>(
+      poolOf(this.plants.manager.connection),
+      deadline,
+      this.statements.selectById,
+      [id],
+    );
     if (row === undefined) throw new Error('A taken plant id has no row.');
     return row;
   }
 
-  private async insertRows(rows: PlantRow[]): Promise<Set<string>> {
-    const returned = (await this.plants.query(this.statements.insertBatch, [
-      rows.map((row) => row.id),
-      rows.map((row) => row.name),
-      rows.map((row) => row.tag),
-    ])) as { id: string }[];
+  private async insertRows(
+    rows: PlantRow[],
+    deadline: number,
+  ): Promise<Set<string>> {
+    const returned = await queryWithin<{ id: string }>(
+      poolOf(this.plants.manager.connection),
+      deadline,
+      this.statements.insertBatch,
+      [
+        rows.map((row) => row.id),
+        rows.map((row) => row.name),
+        rows.map((row) => row.tag),
+      ],
+    );
     return new Set(returned.map((row) => row.id));
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { isLostConnection } from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -19,18 +20,22 @@ export class PlantsService {
   constructor(
     private readonly plants: PlantsRepository,
     private readonly metrics: MetricsService,
+    @InjectEnvironment() private readonly env: Environment,
   ) {}
 
   /**
    * A pooled connection the server has ended (a restart, pg_terminate_backend) fails at
    * once; so may the next few, ended in the same sweep. Repeating is safe: if a lost
    * attempt did store the plant, the next one replays it. A database that cannot answer
-   * is left to the exception filter (503).
+   * is left to the exception filter (503). The whole database part of the create, retries
+   * included, ends within DATABASE_REQUEST_TIMEOUT_MS. `clientGone` aborts when the client
+   * has left: a plant not yet sent to the database then is never written.
    */
-  async create(newPlant: NewPlant): Promise<Plant> {
+  async create(newPlant: NewPlant, clientGone?: AbortSignal): Promise<Plant> {
+    const deadline = Date.now() + this.env.DATABASE_REQUEST_TIMEOUT_MS;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.createOrReplay(newPlant);
+        return await this.createOrReplay(newPlant, deadline, clientGone);
       } catch (error) {
         if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
           throw error;
@@ -38,14 +43,19 @@ export class PlantsService {
     }
   }
 
-  private async createOrReplay({ id, name, tag }: NewPlant): Promise<Plant> {
+  private async createOrReplay(
+    { id, name, tag }: NewPlant,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Plant> {
     const row = { id: id.toString(), name, tag: tag ?? null };
-    if ((await this.plants.insertOrSkip(row)) === 'created') {
+    const outcome = await this.plants.insertOrSkip({ row, deadline, signal });
+    if (outcome === 'created') {
       this.metrics.plantsCreated.inc();
       return Plant.of(name, tag);
     }
 
-    const stored = await this.plants.findById(row.id);
+    const stored = await this.plants.findById(row.id, deadline);
     if (stored.name !== row.name || stored.tag !== row.tag) {
       this.metrics.plantConflicts.inc();
       throw ApiError.conflict(

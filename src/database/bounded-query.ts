@@ -1,0 +1,74 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import {
+  DatabaseDeadlineError,
+  isDatabaseUnavailable,
+} from './database-errors.js';
+
+/** TypeORM's pg pool: reached directly so that a silent connection can be thrown away. */
+export function poolOf(dataSource: DataSource): Pool {
+  return (dataSource.driver as PostgresDriver).master as Pool;
+}
+
+/**
+ * One statement whose whole database part (the wait for a pooled connection and the query)
+ * ends by `deadline` (epoch ms), with DatabaseDeadlineError if the database is silent.
+ *
+ * Why not TypeORM's `query`: connect and statement timeouts do not cover a connection that
+ * is open but silent (a hung server), and TypeORM would give such a connection back to the
+ * pool, where the next query queues behind the stuck one. Here a connection that outlived
+ * the deadline, or failed as unavailable, is released with its error, which makes pg-pool
+ * close it and open a fresh one when needed.
+ */
+export function queryWithin<Row extends QueryResultRow>(
+  pool: Pool,
+  deadline: number,
+  sql: string,
+  parameters: unknown[],
+): Promise<Row[]> {
+  return new Promise((resolve, reject) => {
+    let client: PoolClient | undefined;
+    let done = false;
+    const finish = (release: (client: PoolClient) => void) => {
+      done = true;
+      clearTimeout(timer);
+      if (client !== undefined) release(client);
+    };
+    const timer = setTimeout(
+      () => {
+        finish((stuck) => stuck.release(new DatabaseDeadlineError()));
+        reject(new DatabaseDeadlineError());
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    pool.connect().then(
+      (connected) => {
+        // Too late: the caller has its answer; the connection is healthy, so it goes back.
+        if (done) return connected.release();
+        client = connected;
+        connected.query<Row>(sql, parameters).then(
+          (result) => {
+            if (done) return;
+            finish((used) => used.release());
+            resolve(result.rows);
+          },
+          (error: unknown) => {
+            if (done) return;
+            finish((used) =>
+              used.release(
+                isDatabaseUnavailable(error) ? (error as Error) : undefined,
+              ),
+            );
+            reject(error);
+          },
+        );
+      },
+      (error: unknown) => {
+        if (done) return;
+        finish(() => {});
+        reject(error);
+      },
+    );
+  });
+}
