@@ -87,8 +87,14 @@ describe('the service and its database', () => {
         errorBody(503, 'The database is unavailable; retry later.'),
       );
 
-      const health = await send(`${service.url}/health`);
+      // The probe may reuse a result up to 1 s old before it pings again.
+      const health = await eventually(
+        () => send(`${service.url}/health`),
+        (answer) => answer.status === 503,
+        5_000,
+      );
       expect(health.status).toBe(503);
+      expect(health.headers.get('retry-after')).toBe('2');
       expect(health.body).toEqual(errorBody(503));
     } finally {
       await postgres.restart();
