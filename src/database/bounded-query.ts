@@ -27,13 +27,24 @@ export function queryWithin<Row extends QueryResultRow>(
   sql: string,
   parameters: unknown[],
 ): Promise<Row[]> {
+  if (deadline <= Date.now())
+    return Promise.reject(new DatabaseDeadlineError());
   return new Promise((resolve, reject) => {
     let client: PoolClient | undefined;
     let done = false;
+    // pg-pool listens for a checked-out client's errors no more: without this, a connection
+    // that breaks between the checkout and the query would be an uncaught 'error' event.
+    const onBroken = (error: Error) => {
+      if (done) return;
+      finish((broken) => broken.release(error));
+      reject(error);
+    };
     const finish = (release: (client: PoolClient) => void) => {
       done = true;
       clearTimeout(timer);
-      if (client !== undefined) release(client);
+      if (client === undefined) return;
+      client.removeListener('error', onBroken);
+      release(client);
     };
     const timer = setTimeout(
       () => {
@@ -47,6 +58,7 @@ export function queryWithin<Row extends QueryResultRow>(
         // Too late: the caller has its answer; the connection is healthy, so it goes back.
         if (done) return connected.release();
         client = connected;
+        connected.on('error', onBroken);
         connected.query<Row>(sql, parameters).then(
           (result) => {
             if (done) return;

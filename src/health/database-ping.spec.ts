@@ -1,16 +1,17 @@
+import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import { DatabasePing } from './database-ping.js';
 
 /** A DataSource whose pool answers each ping with `answer()`, counting the pings. */
 function databaseAnswering(answer: () => Promise<unknown>) {
   let pings = 0;
-  const client = {
+  const client = Object.assign(new EventEmitter(), {
     query: () => {
       pings += 1;
       return answer();
     },
     release: () => {},
-  };
+  });
   const pool = { connect: () => Promise.resolve(client) };
   const dataSource = { driver: { master: pool } } as unknown as DataSource;
   return { ping: new DatabasePing(dataSource), pings: () => pings };

@@ -13,6 +13,13 @@ export interface TestPostgres {
   restart(): Promise<void>;
   /** SIGKILL to the server and every backend: a crash, recovered from the WAL on start(). */
   crash(): Promise<void>;
+  /**
+   * SIGSTOP to the server and every backend: a hung database. Connections stay open but
+   * nothing answers (new ones wait in the kernel's accept queue) until resume().
+   */
+  pause(): Promise<void>;
+  /** SIGCONT to the processes pause() stopped: they carry on where they were. */
+  resume(): Promise<void>;
   start(): Promise<void>;
 }
 
@@ -60,6 +67,14 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
     }
   }
   const url = server.url;
+  const postmasterPid = async (): Promise<number> => {
+    const pidFile = await readFile(
+      join(dataDir, 'postgres', 'postmaster.pid'),
+      'utf8',
+    );
+    return Number(pidFile.split('\n')[0]);
+  };
+  let paused: number[] = [];
   return {
     url,
     async stop({ keepData = false } = {}) {
@@ -72,16 +87,23 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
       server = await EmbeddedPostgresServer.start(options);
     },
     async crash() {
-      const pidFile = await readFile(
-        join(dataDir, 'postgres', 'postmaster.pid'),
-        'utf8',
-      );
-      const postmaster = Number(pidFile.split('\n')[0]);
+      const postmaster = await postmasterPid();
       const victims = [postmaster, ...(await childrenOf(postmaster))];
       for (const pid of victims) process.kill(pid, 'SIGKILL');
       while (victims.some(isAlive)) await sleep(20);
       // The library's handle saw its process die; a new start makes a new one.
       server = undefined;
+    },
+    async pause() {
+      // The postmaster first, so that it forks no new backend behind our back.
+      const postmaster = await postmasterPid();
+      process.kill(postmaster, 'SIGSTOP');
+      paused = [postmaster, ...(await childrenOf(postmaster))];
+      for (const pid of paused) process.kill(pid, 'SIGSTOP');
+    },
+    async resume() {
+      for (const pid of paused) process.kill(pid, 'SIGCONT');
+      paused = [];
     },
     async start() {
       server = await EmbeddedPostgresServer.start(options);
