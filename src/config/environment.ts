@@ -128,7 +128,11 @@ export class Environment {
 
   /** Longest a create waits for a statement slot; past it, 503 (never written). */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
-  CREATE_QUEUE_WAIT_MS: number = 500;
+  CREATE_QUEUE_WAIT_MS: number = 1_000;
+
+  /** Creates in progress at once; past it, new creates are answered 503 before any work. */
+  @IsIntegerBetween(1, 100_000)
+  CREATE_CONCURRENCY_LIMIT: number = 1_024;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';

@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PlantEntity } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
+import { CreateAdmission } from './create-admission.js';
 import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PlantEntity])],
   controllers: [PlantsController],
-  providers: [PlantsService, PlantsRepository],
+  providers: [PlantsService, PlantsRepository, CreateAdmission],
   exports: [PlantsService],
 })
 export class PlantsModule {}
