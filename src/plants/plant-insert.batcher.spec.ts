@@ -292,11 +292,11 @@ describe('PlantInsertBatcher', () => {
     const hold = new Promise<void>((resolve) => (release = resolve));
     const { batcher, statements } = fakeTable({ hold });
     const inFlight = await fillSlots(batcher);
-    const client = new AbortController();
-    const gone = batcher.insert(request(5, { signal: client.signal }));
-    const stays = batcher.insert(request(6));
+    let left = false;
+    const gone = batcher.insert(request(5, { clientGone: () => left }));
+    const stays = batcher.insert(request(6, { clientGone: () => false }));
 
-    client.abort();
+    left = true;
     release();
     await expect(gone).rejects.toEqual(ApiError.clientGone());
     await expect(stays).resolves.toBe('created');

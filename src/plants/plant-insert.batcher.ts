@@ -20,8 +20,8 @@ export interface InsertRequest {
   row: PlantRow;
   /** Epoch ms by which the caller must have its outcome. */
   deadline: number;
-  /** Aborted when the client is gone: a row still queued then is never written. */
-  signal?: AbortSignal;
+  /** True once the client has gone: a row still queued then is never written. */
+  clientGone?: () => boolean;
 }
 
 /** How much waiting the batcher accepts before it sheds new inserts (503). */
@@ -128,7 +128,7 @@ export class PlantInsertBatcher {
     const now = Date.now();
     const kept: Pending[] = [];
     for (const pending of this.queue) {
-      if (pending.signal?.aborted === true)
+      if (pending.clientGone?.() === true)
         pending.reject(ApiError.clientGone());
       else if (pending.sendBy <= now) pending.reject(ApiError.overloaded());
       else kept.push(pending);

@@ -28,10 +28,10 @@ export class PlantsService {
    * once; so may the next few, ended in the same sweep. Repeating is safe: if a lost
    * attempt did store the plant, the next one replays it. A database that cannot answer
    * is left to the exception filter (503). The whole database part of the create, retries
-   * included, ends within DATABASE_REQUEST_TIMEOUT_MS. `clientGone` aborts when the client
+   * included, ends within DATABASE_REQUEST_TIMEOUT_MS. `clientGone` says whether the client
    * has left: a plant not yet sent to the database then is never written.
    */
-  async create(newPlant: NewPlant, clientGone?: AbortSignal): Promise<Plant> {
+  async create(newPlant: NewPlant, clientGone?: () => boolean): Promise<Plant> {
     const deadline = Date.now() + this.env.DATABASE_REQUEST_TIMEOUT_MS;
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -46,10 +46,14 @@ export class PlantsService {
   private async createOrReplay(
     { id, name, tag }: NewPlant,
     deadline: number,
-    signal: AbortSignal | undefined,
+    clientGone: (() => boolean) | undefined,
   ): Promise<Plant> {
     const row = { id: id.toString(), name, tag: tag ?? null };
-    const outcome = await this.plants.insertOrSkip({ row, deadline, signal });
+    const outcome = await this.plants.insertOrSkip({
+      row,
+      deadline,
+      clientGone,
+    });
     if (outcome === 'created') {
       this.metrics.plantsCreated.inc();
       return Plant.of(name, tag);
