@@ -5,6 +5,7 @@ import {
   HttpCode,
   HttpStatus,
   Post,
+  Req,
 } from '@nestjs/common';
 import {
   ApiBearerAuth,
@@ -13,6 +14,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { Public } from '../auth/public.decorator.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
@@ -36,8 +38,13 @@ export class PlantsController {
   })
   @ApiOkResponse({ type: Plant, description: 'plant response' })
   @ApiErrorResponses(400, 401, 409, 413, 415, 500, 503)
-  create(@Body() newPlant: NewPlant): Promise<Plant> {
-    return this.plants.create(newPlant);
+  create(@Body() newPlant: NewPlant, @Req() request: Request): Promise<Plant> {
+    // A client that closed its connection is gone: its plant, if not yet sent, is not written.
+    const { socket } = request;
+    return this.plants.create(
+      newPlant,
+      () => socket.destroyed || !socket.writable,
+    );
   }
 
   // Open so that a wrong method is told 405 whether or not it carries a token.
