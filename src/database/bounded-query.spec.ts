@@ -15,6 +15,14 @@ const poolGiving = (connected: Promise<unknown>) =>
   ({ connect: () => connected }) as unknown as Pool;
 const never = () => new Promise<never>(() => {});
 
+/** A statement with 1 s to go, the clock moved past it: it must fail with the deadline. */
+async function givenUpAtDeadline(pool: Pool): Promise<void> {
+  const answer = queryWithin(pool, Date.now() + 1_000, 'SELECT 1', []);
+  const outcome = expect(answer).rejects.toBeInstanceOf(DatabaseDeadlineError);
+  await vi.advanceTimersByTimeAsync(1_000);
+  await outcome;
+}
+
 describe('queryWithin', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] }));
   afterEach(() => vi.useRealTimers());
@@ -34,17 +42,7 @@ describe('queryWithin', () => {
 
   it('gives up on a silent connection at the deadline and discards it', async () => {
     const client = connection(never);
-    const answer = queryWithin(
-      poolGiving(Promise.resolve(client)),
-      Date.now() + 1_000,
-      'SELECT 1',
-      [],
-    );
-    const outcome = expect(answer).rejects.toBeInstanceOf(
-      DatabaseDeadlineError,
-    );
-    await vi.advanceTimersByTimeAsync(1_000);
-    await outcome;
+    await givenUpAtDeadline(poolGiving(Promise.resolve(client)));
     expect(client.release).toHaveBeenCalledTimes(1);
     expect(client.release.mock.calls[0]?.[0]).toBeInstanceOf(
       DatabaseDeadlineError,
@@ -54,17 +52,9 @@ describe('queryWithin', () => {
   it('gives up on a wait for the pool at the deadline; a connection that comes later goes back', async () => {
     let hand: (client: unknown) => void = () => {};
     const client = connection(async () => ({ rows: [] }));
-    const answer = queryWithin(
+    await givenUpAtDeadline(
       poolGiving(new Promise((resolve) => (hand = resolve))),
-      Date.now() + 1_000,
-      'SELECT 1',
-      [],
     );
-    const outcome = expect(answer).rejects.toBeInstanceOf(
-      DatabaseDeadlineError,
-    );
-    await vi.advanceTimersByTimeAsync(1_000);
-    await outcome;
 
     hand(client);
     await vi.advanceTimersByTimeAsync(0);
@@ -72,32 +62,28 @@ describe('queryWithin', () => {
     expect(client.release).toHaveBeenCalledWith();
   });
 
-  it('discards a connection that failed as unavailable, keeps one that refused a row', async () => {
-    const lost = new Error('Connection terminated unexpectedly');
-    const broken = connection(() => Promise.reject(lost));
+  it.each([
+    [
+      'discards a connection that failed as unavailable',
+      new Error('Connection terminated unexpectedly'),
+      true,
+    ],
+    [
+      'keeps a connection that refused a row',
+      Object.assign(new Error('value too long'), { code: '22001' }),
+      false,
+    ],
+  ])('%s', async (_case, error, discarded) => {
+    const client = connection(() => Promise.reject(error));
     await expect(
       queryWithin(
-        poolGiving(Promise.resolve(broken)),
+        poolGiving(Promise.resolve(client)),
         Date.now() + 1_000,
         'x',
         [],
       ),
-    ).rejects.toBe(lost);
-    expect(broken.release).toHaveBeenCalledWith(lost);
-
-    const tooLong = Object.assign(new Error('value too long'), {
-      code: '22001',
-    });
-    const healthy = connection(() => Promise.reject(tooLong));
-    await expect(
-      queryWithin(
-        poolGiving(Promise.resolve(healthy)),
-        Date.now() + 1_000,
-        'x',
-        [],
-      ),
-    ).rejects.toBe(tooLong);
-    expect(healthy.release).toHaveBeenCalledWith(undefined);
+    ).rejects.toBe(error);
+    expect(client.release).toHaveBeenCalledWith(discarded ? error : undefined);
   });
 
   it('fails at once, without asking the pool, when the deadline has already passed', async () => {

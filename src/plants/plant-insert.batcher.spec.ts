@@ -84,6 +84,13 @@ const request = (
 });
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A table whose statements wait until `release()`. */
+function heldTable(limits: QueueLimits = ROOMY) {
+  let release = () => {};
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  return { ...fakeTable({ hold, limits }), release };
+}
+
 /** Four statements, one per turn of the loop, so that every slot is busy. */
 async function fillSlots(
   batcher: PlantInsertBatcher,
@@ -241,11 +248,9 @@ describe('PlantInsertBatcher', () => {
   );
 
   it('sheds inserts past the queue limit at once with 503, and says it is overloaded', async () => {
-    let release = () => {};
-    const hold = new Promise<void>((resolve) => (release = resolve));
-    const { batcher, statements } = fakeTable({
-      hold,
-      limits: { maxRows: 3, maxWaitMs: 600_000 },
+    const { batcher, statements, release } = heldTable({
+      maxRows: 3,
+      maxWaitMs: 600_000,
     });
     // Four statements fill every slot; three more rows fill the queue.
     const inFlight = await fillSlots(batcher);
@@ -266,11 +271,9 @@ describe('PlantInsertBatcher', () => {
   it('answers 503 for a row that waited too long for a slot, and never sends it', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {
-      let release = () => {};
-      const hold = new Promise<void>((resolve) => (release = resolve));
-      const { batcher, statements } = fakeTable({
-        hold,
-        limits: { maxRows: 100, maxWaitMs: 500 },
+      const { batcher, statements, release } = heldTable({
+        maxRows: 100,
+        maxWaitMs: 500,
       });
       const inFlight = await fillSlots(batcher);
       const waiting = batcher.insert(request(5));
@@ -288,9 +291,7 @@ describe('PlantInsertBatcher', () => {
   });
 
   it('never sends a row whose client left before it was sent', async () => {
-    let release = () => {};
-    const hold = new Promise<void>((resolve) => (release = resolve));
-    const { batcher, statements } = fakeTable({ hold });
+    const { batcher, statements, release } = heldTable();
     const inFlight = await fillSlots(batcher);
     let left = false;
     const gone = batcher.insert(request(5, { clientGone: () => left }));
