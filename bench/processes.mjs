@@ -1,8 +1,31 @@
 // Child processes (the service, the baseline) and what /proc says about them.
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * The Node flags production starts the service with: those of `npm run start:prod`
+ * (`node <flags> dist/main.js`), the one place they are written down for the benchmark, so
+ * that it measures the service as it runs.
+ */
+export function productionNodeFlags(root) {
+  const { scripts } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
+  const match = /^node\s+(.*?)\s*dist\/main\.js$/.exec(
+    scripts['start:prod'] ?? '',
+  );
+  if (match === null)
+    throw new Error(
+      'package.json start:prod is not "node <flags> dist/main.js"',
+    );
+  return match[1].split(/\s+/).filter(Boolean);
+}
 
 /** A port nothing listens on right now (the OS picks it). */
 export function freePort() {
@@ -157,6 +180,22 @@ export function watch(pid, ourPids = []) {
       };
     },
   };
+}
+
+/**
+ * The runtime a server process really runs on ("Node.js v24.21.0"), asked of the executable
+ * it was started from (/proc/<pid>/exe), not assumed from this process's own.
+ */
+export function runtimeOf(pid) {
+  try {
+    const executable = readlinkSync(`/proc/${pid}/exe`);
+    const version = execFileSync(executable, ['--version'], {
+      encoding: 'utf8',
+    }).trim();
+    return `Node.js ${version}`;
+  } catch {
+    return 'unknown runtime';
+  }
 }
 
 /** Lifetime peak resident memory (VmHWM) of a process, in MB. */

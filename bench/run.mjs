@@ -30,6 +30,8 @@ import {
   highWaterMb,
   machineTicks,
   postmasterOf,
+  productionNodeFlags,
+  runtimeOf,
   setPostmasterPid,
   startServer,
   waitForIdleMachine,
@@ -142,6 +144,7 @@ async function busyOverOneSecond() {
 }
 
 const serviceArgs = () => [
+  ...productionNodeFlags(ROOT),
   ...(flags['cpu-prof']
     ? ['--cpu-prof', '--cpu-prof-dir', join(BENCH, 'results', 'profiles')]
     : []),
@@ -473,6 +476,14 @@ async function startPair(ctx) {
   });
   cleanups.push(() => baseline.stop());
   ctx.ourPids = [service.pid, baseline.pid];
+  // What each server really runs on, for the report (the same binary, unless broken).
+  ctx.runtimes = {
+    service: runtimeOf(service.pid),
+    baseline: runtimeOf(baseline.pid),
+  };
+  log(
+    `service on ${ctx.runtimes.service} (node ${serviceArgs().slice(0, -1).join(' ')} dist/main.js), baseline on ${ctx.runtimes.baseline}`,
+  );
   return { service, baseline };
 }
 
@@ -615,6 +626,8 @@ async function main() {
         : 'DATABASE_URL',
       postgres,
       pgbench: ctx.pgbench,
+      runtimes: ctx.runtimes,
+      serviceNodeFlags: productionNodeFlags(ROOT),
       loadStart,
       loadEnd: loadavg(),
       busyBefore,

@@ -38,6 +38,16 @@ function looksLikeSecret(value: string): boolean {
   );
 }
 
+/** The Node flags of `npm run start:prod` (`node <flags> dist/main.js`): V8's heap sizing. */
+function productionNodeFlags(): string[] {
+  const { scripts } = JSON.parse(read('package.json')) as {
+    scripts: Record<string, string>;
+  };
+  const match = /^node\s+(.*?)\s*dist\/main\.js$/.exec(scripts['start:prod']);
+  expect(match, 'start:prod is "node <flags> dist/main.js"').not.toBeNull();
+  return (match?.[1] ?? '').split(/\s+/).filter(Boolean);
+}
+
 /** A postgres URL's password, or undefined when it has none. */
 function urlPassword(value: string): string | undefined {
   const match = /^postgres(?:ql)?:\/\/[^:@/]*:([^@]*)@/.exec(value);
@@ -189,8 +199,21 @@ describe('docker/Dockerfile', () => {
   it('starts node dist/main.js in exec form, so node receives SIGTERM itself', () => {
     const cmd = keywords(runtime, 'CMD').at(-1);
     expect(keywords(runtime, 'ENTRYPOINT')).toEqual([]);
-    expect(execForm(cmd?.args ?? '')).toEqual(['node', 'dist/main.js']);
+    expect(execForm(cmd?.args ?? '')).toEqual([
+      'node',
+      ...productionNodeFlags(),
+      'dist/main.js',
+    ]);
     expect(existsSync(resolve('dist/main.js'))).toBe(true);
+  });
+
+  it('gives node the same flags as npm start and npm run start:prod', () => {
+    const { scripts } = JSON.parse(read('package.json')) as {
+      scripts: Record<string, string>;
+    };
+    const flags = productionNodeFlags();
+    expect(flags.length).toBeGreaterThan(0);
+    expect(scripts.start).toBe(`nest start --exec "node ${flags.join(' ')}"`);
   });
 
   it('sets NODE_ENV=production, exposes 3000, and bakes in no secret', () => {
