@@ -28,6 +28,7 @@ export class BearerStrategy extends PassportStrategy(
     super.authenticate(headersOnly as Request, options);
   }
 
+  /** False sends the request to the guard's one refusal path. */
   async validate(token: string): Promise<AuthenticatedClient | false> {
     return (await this.verifier.verify(token)) ?? false;
   }
