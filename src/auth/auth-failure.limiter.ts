@@ -11,6 +11,11 @@ interface FailureWindow {
   endsAt: number;
 }
 
+/** The address failures are counted by: the socket's peer (no `trust proxy` is set). */
+export function clientAddress(request: { ip?: string }): string {
+  return request.ip ?? 'unknown';
+}
+
 // Rotating addresses (an IPv6 /64 holds billions) must not grow memory without bound.
 const MAX_ADDRESSES = 100_000;
 

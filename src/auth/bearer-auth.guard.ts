@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ApiError } from '../errors/api-error.js';
-import { AuthFailureLimiter } from './auth-failure.limiter.js';
+import { AuthFailureLimiter, clientAddress } from './auth-failure.limiter.js';
 import { BEARER_STRATEGY } from './bearer.strategy.js';
 import { IS_PUBLIC } from './public.decorator.js';
 import type { AuthenticatedClient } from './token-verifier.js';
@@ -56,7 +56,7 @@ export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
     if (error) throw error;
     if (client) return client;
     const request = context.switchToHttp().getRequest<Request>();
-    const verdict = this.failures.recordFailure(request.ip ?? 'unknown');
+    const verdict = this.failures.recordFailure(clientAddress(request));
     if (verdict.blocked)
       throw ApiError.tooManyRequests(verdict.retryAfterSeconds);
     throw ApiError.unauthorized(challengeFor(request));
