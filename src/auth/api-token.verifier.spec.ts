@@ -98,6 +98,88 @@ describe('ApiTokenVerifier', () => {
     await expect(verifier.verify(MANAGED)).resolves.toBeUndefined();
   });
 
+  it('asks nothing about an unknown token for a suspect caller', async () => {
+    const { service, findActive } = tableWith([]);
+    await expect(
+      verifierWith(service).verify(MANAGED, { suspect: true }),
+    ).resolves.toBeUndefined();
+    expect(findActive).not.toHaveBeenCalled();
+  });
+
+  it('still accepts, for a suspect caller, configured tokens and managed tokens seen valid, even once their cache entry has expired', async () => {
+    vi.useFakeTimers();
+    const { service, findActive } = tableWith([
+      { name: 'ci', tokenHash: hashToken(MANAGED) },
+    ]);
+    const verifier = verifierWith(service, { TOKEN_CACHE_TTL_MS: '5000' });
+    await expect(
+      verifier.verify('first-token-0123456789', { suspect: true }),
+    ).resolves.toEqual({ name: 'api-token-1' });
+    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
+    await expect(verifier.verify(MANAGED, { suspect: true })).resolves.toEqual({
+      name: 'ci',
+    });
+    vi.advanceTimersByTime(5001);
+    await expect(verifier.verify(MANAGED, { suspect: true })).resolves.toEqual({
+      name: 'ci',
+    });
+    expect(findActive).toHaveBeenCalledTimes(2);
+  });
+
+  it('runs at most TOKEN_LOOKUP_CONCURRENCY look-ups of unknown tokens at a time, and a known token passes them', async () => {
+    const { service, findActive } = tableWith([
+      { name: 'ci', tokenHash: hashToken(MANAGED) },
+    ]);
+    const verifier = verifierWith(service, {
+      TOKEN_LOOKUP_CONCURRENCY: '2',
+      TOKEN_CACHE_TTL_MS: '0',
+    });
+    await verifier.verify(MANAGED);
+    findActive.mockClear();
+
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const releases: (() => void)[] = [];
+    findActive.mockImplementation(async (hash: Buffer) => {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      if (!hash.equals(hashToken(MANAGED)))
+        await new Promise<void>((resolve) => releases.push(resolve));
+      inFlight -= 1;
+      return hash.equals(hashToken(MANAGED))
+        ? ({ name: 'ci', expiresAt: null, revokedAt: null } as ApiTokenEntity)
+        : undefined;
+    });
+    const guesses = Array.from({ length: 20 }, (_, index) =>
+      verifier.verify(`pst_guess-${index}`),
+    );
+    await vi.waitFor(() => expect(releases).toHaveLength(2));
+    // The known token is answered while both slots are held by unknown ones.
+    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
+    for (let released = 0; released < 20; released += 1) {
+      await vi.waitFor(() => expect(releases.length).toBeGreaterThan(0));
+      releases.shift()?.();
+    }
+    await expect(Promise.all(guesses)).resolves.toEqual(
+      Array(20).fill(undefined),
+    );
+    expect(mostInFlight).toBe(3);
+    expect(findActive).toHaveBeenCalledTimes(21);
+  });
+
+  it('keeps a valid token cached however many unknown tokens come after it', async () => {
+    const { service, findActive } = tableWith([
+      { name: 'ci', tokenHash: hashToken(MANAGED) },
+    ]);
+    const verifier = verifierWith(service);
+    await verifier.verify(MANAGED);
+    for (let index = 0; index < 10_050; index += 1)
+      await verifier.verify(`pst_guess-${index}`);
+    findActive.mockClear();
+    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
+    expect(findActive).not.toHaveBeenCalled();
+  });
+
   it('passes on the error of a table that cannot be read (the filter answers 503), and caches nothing', async () => {
     const down = Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
     const findActive = vi.fn().mockRejectedValue(down);

@@ -4,12 +4,19 @@ import {
   ApiTokensService,
   MANAGED_TOKEN_PREFIX,
 } from './api-tokens.service.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 import { findTokenHash, hashToken } from './token-hash.js';
-import { AuthenticatedClient, TokenVerifier } from './token-verifier.js';
+import {
+  AuthenticatedClient,
+  TokenVerifier,
+  type VerifyOptions,
+} from './token-verifier.js';
 import { TtlCache } from './ttl-cache.js';
 
 const CACHE_MAX_ENTRIES = 10_000;
+// Hashes once found valid: no more than the table's live tokens, so a small bound does.
+const KNOWN_MAX_ENTRIES = 10_000;
 
 interface LookedUpToken {
   name: string;
@@ -21,10 +28,18 @@ interface LookedUpToken {
  * tokens of the api_tokens table. Table look-ups, found or not, are cached for
  * TOKEN_CACHE_TTL_MS so the hot path does not query per request: a revocation takes
  * effect within that time, an expiry at once (the cached entry carries the expiry).
+ * What a flood of unknown tokens can cost the database is bounded: their look-ups run at
+ * most TOKEN_LOOKUP_CONCURRENCY at a time, and none at all for a suspect caller.
  */
 @Injectable()
 export class ApiTokenVerifier extends TokenVerifier {
-  private readonly cache: TtlCache<LookedUpToken | null>;
+  // Found and not found apart, so a flood of unknown tokens cannot push out valid ones.
+  private readonly found: TtlCache<LookedUpToken>;
+  private readonly notFound: TtlCache<null>;
+  // Tokens this process has seen valid: still looked up for a suspect caller, and never
+  // queued behind unknown ones, so a flood sharing their address does not refuse them.
+  private readonly known = new Set<string>();
+  private readonly unknownLookUps: ConcurrencyLimit;
   // One query per token at a time, however many requests carry it.
   private readonly pending = new Map<string, Promise<LookedUpToken | null>>();
 
@@ -34,16 +49,21 @@ export class ApiTokenVerifier extends TokenVerifier {
     @InjectEnvironment() env: Environment,
   ) {
     super();
-    this.cache = new TtlCache(env.TOKEN_CACHE_TTL_MS, CACHE_MAX_ENTRIES);
+    this.found = new TtlCache(env.TOKEN_CACHE_TTL_MS, CACHE_MAX_ENTRIES);
+    this.notFound = new TtlCache(env.TOKEN_CACHE_TTL_MS, CACHE_MAX_ENTRIES);
+    this.unknownLookUps = new ConcurrencyLimit(env.TOKEN_LOOKUP_CONCURRENCY);
   }
 
-  async verify(token: string): Promise<AuthenticatedClient | undefined> {
+  async verify(
+    token: string,
+    { suspect = false }: VerifyOptions = {},
+  ): Promise<AuthenticatedClient | undefined> {
     const index = findTokenHash(token, this.configured.hashes);
     if (index >= 0) return { name: `api-token-${index + 1}` };
     // Only managed tokens can be in the table: anything else costs no query.
     if (!token.startsWith(MANAGED_TOKEN_PREFIX)) return undefined;
 
-    const found = await this.lookUp(hashToken(token));
+    const found = await this.lookUp(hashToken(token), suspect);
     if (
       found === null ||
       (found.expiresAt !== null && found.expiresAt <= Date.now())
@@ -53,18 +73,41 @@ export class ApiTokenVerifier extends TokenVerifier {
     return { name: found.name };
   }
 
-  private async lookUp(hash: Buffer): Promise<LookedUpToken | null> {
+  private async lookUp(
+    hash: Buffer,
+    suspect: boolean,
+  ): Promise<LookedUpToken | null> {
     const key = hash.toString('base64');
-    const cached = this.cache.get(key);
+    const cached = this.found.get(key) ?? this.notFound.get(key);
     if (cached !== undefined) return cached.value;
     let lookup = this.pending.get(key);
     if (lookup === undefined) {
-      lookup = this.query(hash).finally(() => this.pending.delete(key));
+      const known = this.known.has(key);
+      if (suspect && !known) return null;
+      const query = known
+        ? this.query(hash)
+        : this.unknownLookUps.run(() => this.query(hash));
+      lookup = query.finally(() => this.pending.delete(key));
       this.pending.set(key, lookup);
     }
     const found = await lookup;
-    this.cache.set(key, found);
+    this.remember(key, found);
     return found;
+  }
+
+  private remember(key: string, found: LookedUpToken | null): void {
+    if (found === null) {
+      this.notFound.set(key, null);
+      this.known.delete(key);
+      return;
+    }
+    this.found.set(key, found);
+    this.known.delete(key);
+    if (this.known.size >= KNOWN_MAX_ENTRIES) {
+      const [oldest] = this.known;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
+    this.known.add(key);
   }
 
   // A database that cannot answer is the exception filter's to turn into 503.

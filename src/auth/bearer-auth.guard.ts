@@ -1,9 +1,9 @@
-import { ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ApiError } from '../errors/api-error.js';
-import { AuthFailureLimiter } from './auth-failure.limiter.js';
+import { AuthFailureLimiter, clientAddress } from './auth-failure.limiter.js';
 import { BEARER_STRATEGY } from './bearer.strategy.js';
 import { IS_PUBLIC } from './public.decorator.js';
 import type { AuthenticatedClient } from './token-verifier.js';
@@ -22,8 +22,10 @@ function challengeFor(request: Request): string {
 }
 
 /**
- * Deny by default: every route needs a valid bearer token unless marked @Public(). Too
- * many failures from one address turn 401 into 429 until the window passes.
+ * Deny by default: every route needs a valid bearer token unless marked @Public().
+ * Header -> BearerStrategy (passport-http-bearer) -> TokenVerifier -> handleRequest, where
+ * every request without a valid token is refused: 401, or 429 once its address is past
+ * its failure limit.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
@@ -34,28 +36,14 @@ export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
     super();
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  override canActivate(context: ExecutionContext): Promise<boolean> | true {
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(
       IS_PUBLIC,
       [context.getHandler(), context.getClass()],
     );
-    if (isPublic === true) return true;
-    try {
-      return (await super.canActivate(context)) as boolean;
-    } catch (error) {
-      if (
-        error instanceof ApiError &&
-        error.getStatus() === HttpStatus.UNAUTHORIZED
-      ) {
-        const request = context.switchToHttp().getRequest<Request>();
-        const verdict = await this.failures.recordFailure(
-          request.ip ?? 'unknown',
-        );
-        if (verdict.blocked)
-          throw ApiError.tooManyRequests(verdict.retryAfterSeconds);
-      }
-      throw error;
-    }
+    return (
+      isPublic === true || (super.canActivate(context) as Promise<boolean>)
+    );
   }
 
   override handleRequest<TUser = AuthenticatedClient>(
@@ -64,12 +52,13 @@ export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
     _info: unknown,
     context: ExecutionContext,
   ): TUser {
+    // The verifier could not decide (the database is down): not the client's failure.
     if (error) throw error;
-    if (!client) {
-      throw ApiError.unauthorized(
-        challengeFor(context.switchToHttp().getRequest<Request>()),
-      );
-    }
-    return client;
+    if (client) return client;
+    const request = context.switchToHttp().getRequest<Request>();
+    const verdict = this.failures.recordFailure(clientAddress(request));
+    if (verdict.blocked)
+      throw ApiError.tooManyRequests(verdict.retryAfterSeconds);
+    throw ApiError.unauthorized(challengeFor(request));
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
+import { AuthFailureLimiter, clientAddress } from './auth-failure.limiter.js';
 import { AuthenticatedClient, TokenVerifier } from './token-verifier.js';
 
 export const BEARER_STRATEGY = 'bearer';
@@ -12,8 +13,11 @@ export class BearerStrategy extends PassportStrategy(
   Strategy,
   BEARER_STRATEGY,
 ) {
-  constructor(private readonly verifier: TokenVerifier) {
-    super();
+  constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly failures: AuthFailureLimiter,
+  ) {
+    super({ passReqToCallback: true });
   }
 
   /**
@@ -24,11 +28,20 @@ export class BearerStrategy extends PassportStrategy(
   override authenticate(request: Request, options?: object): void {
     const headersOnly = {
       headers: { authorization: request.headers.authorization },
+      ip: request.ip,
     };
     super.authenticate(headersOnly as Request, options);
   }
 
-  async validate(token: string): Promise<AuthenticatedClient | false> {
-    return (await this.verifier.verify(token)) ?? false;
+  /**
+   * An address past its failure limit gets no look-up for a token not already known (it
+   * will be answered 429). False sends the request to the guard's one refusal path.
+   */
+  async validate(
+    request: Request,
+    token: string,
+  ): Promise<AuthenticatedClient | false> {
+    const suspect = this.failures.isOverLimit(clientAddress(request));
+    return (await this.verifier.verify(token, { suspect })) ?? false;
   }
 }

@@ -4,6 +4,14 @@ export interface AuthenticatedClient {
   readonly name: string;
 }
 
+export interface VerifyOptions {
+  /**
+   * The caller's address is past its failed-authentication limit: decide from what is
+   * known without cost, and treat a token that would need a look-up as not valid.
+   */
+  readonly suspect?: boolean;
+}
+
 /**
  * Decides whether a bearer token is valid. The guard depends on this class only, so a
  * team can bind another implementation (JWT, introspection, a token table) in its own
@@ -11,5 +19,8 @@ export interface AuthenticatedClient {
  */
 export abstract class TokenVerifier {
   /** Resolves to the client the token belongs to, or undefined when it is not valid. */
-  abstract verify(token: string): Promise<AuthenticatedClient | undefined>;
+  abstract verify(
+    token: string,
+    options?: VerifyOptions,
+  ): Promise<AuthenticatedClient | undefined>;
 }

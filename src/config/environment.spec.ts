@@ -31,6 +31,7 @@ describe('validateEnvironment', () => {
       METRICS_ENABLED: true,
       METRICS_PORT: undefined,
       TOKEN_CACHE_TTL_MS: 10000,
+      TOKEN_LOOKUP_CONCURRENCY: 2,
       AUTH_FAILURE_LIMIT: 30,
       AUTH_FAILURE_WINDOW_MS: 60000,
       TOKEN_RATE_LIMIT: 0,

@@ -188,6 +188,13 @@ export class Environment {
   @IsIntegerBetween(0, 30_000, 'milliseconds')
   TOKEN_CACHE_TTL_MS: number = 10_000;
 
+  /**
+   * Look-ups of tokens not yet seen valid, at most this many at a time: the share of the
+   * database pool a flood of unknown tokens can take.
+   */
+  @IsIntegerBetween(1, 100)
+  TOKEN_LOOKUP_CONCURRENCY: number = 2;
+
   /** Failed authentications allowed per client address and window before 429. */
   @IsIntegerBetween(1, 1_000_000)
   AUTH_FAILURE_LIMIT: number = 30;

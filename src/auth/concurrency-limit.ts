@@ -1,0 +1,31 @@
+/**
+ * Runs at most `limit` tasks at a time; the others wait their turn, first come first
+ * served. What waits is a request that would otherwise hold (or wait for) a database
+ * connection, so a flood queues here instead of in the pool every client shares.
+ */
+export class ConcurrencyLimit {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.running += 1;
+    }
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next waiter, so `running` never overshoots.
+      const next = this.waiting.shift();
+      if (next === undefined) this.running -= 1;
+      else next();
+    }
+  }
+
+  get inFlight(): number {
+    return this.running;
+  }
+}

@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import type { MockInstance } from 'vitest';
+import { ApiTokensService } from '../src/auth/api-tokens.service.js';
+import { TokenVerifier } from '../src/auth/token-verifier.js';
+import { type RunningApp, startApp } from './support/app.js';
+import {
+  errorBody,
+  newPlantJson,
+  postPlant,
+  uniqueId,
+} from './support/http.js';
+import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
+
+describe('failed authentication, per client address', () => {
+  let service: RunningApp;
+  beforeAll(async () => {
+    service = await startApp({
+      AUTH_FAILURE_LIMIT: '5',
+      AUTH_FAILURE_WINDOW_MS: '60000',
+    });
+  });
+  afterAll(() => service.close());
+
+  it('answers 429 with Retry-After past the limit, while a valid token still gets through', async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      statuses.push(
+        (
+          await postPlant(service.url, '{}', {
+            token: `wrong-token-${attempt}`,
+          })
+        ).status,
+      );
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+
+    const limited = await postPlant(service.url, '{}', { token: null });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.body).toEqual(
+      errorBody(429, 'Too many requests; retry later.'),
+    );
+
+    expect(
+      (await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'))).status,
+    ).toBe(200);
+  });
+});
+
+describe('per token, when configured', () => {
+  let service: RunningApp;
+  beforeAll(async () => {
+    service = await startApp({
+      TOKEN_RATE_LIMIT: '3',
+      TOKEN_RATE_WINDOW_MS: '60000',
+    });
+  });
+  afterAll(() => service.close());
+
+  it('answers 429 to a token past its limit, and not to another token', async () => {
+    const statuses: number[] = [];
+    for (let request = 0; request < 5; request += 1) {
+      statuses.push(
+        (await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'))).status,
+      );
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    const limited = await postPlant(
+      service.url,
+      newPlantJson(uniqueId(), 'Fern'),
+    );
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(limited.body).toEqual(errorBody(429));
+
+    expect(
+      (
+        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+          token: OTHER_TOKEN,
+        })
+      ).status,
+    ).toBe(200);
+  });
+});
+
+it('has no per-token limit by default', async () => {
+  const service = await startApp();
+  try {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        postPlant(service.url, newPlantJson(uniqueId(), 'Fern')),
+      ),
+    );
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(
+      new Set([200]),
+    );
+  } finally {
+    await service.close();
+  }
+});
+
+/** POST /plants from a given loopback source address, as a client behind it would. */
+function postFrom(
+  url: string,
+  localAddress: string,
+  token: string,
+  json = '{}',
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      `${url}/plants`,
+      {
+        method: 'POST',
+        localAddress,
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(json);
+  });
+}
+
+const guess = (): string => `pst_${randomBytes(32).toString('base64url')}`;
+
+describe('what failed authentication costs the database', () => {
+  let service: RunningApp;
+  let tokens: ApiTokensService;
+  let lookUps: MockInstance<ApiTokensService['findActive']>;
+  let inFlight = 0;
+  let mostInFlight = 0;
+  // Look-ups wait for this before reaching the database: a test can hold them.
+  let hold: Promise<void> = Promise.resolve();
+
+  beforeAll(async () => {
+    service = await startApp({
+      AUTH_FAILURE_LIMIT: '5',
+      AUTH_FAILURE_WINDOW_MS: '60000',
+      TOKEN_LOOKUP_CONCURRENCY: '2',
+    });
+    tokens = service.app.get(ApiTokensService);
+    const findActive = tokens.findActive.bind(tokens);
+    lookUps = vi
+      .spyOn(tokens, 'findActive')
+      .mockImplementation(async (hash) => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        try {
+          await hold;
+          return await findActive(hash);
+        } finally {
+          inFlight -= 1;
+        }
+      });
+  });
+  beforeEach(() => {
+    lookUps.mockClear();
+    mostInFlight = 0;
+  });
+  afterAll(() => service.close());
+
+  it('looks up no token for an address past its limit, answering 429 at once', async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 12; attempt += 1)
+      statuses.push(await postFrom(service.url, '127.0.0.2', guess()));
+
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+    expect(lookUps).toHaveBeenCalledTimes(5);
+  });
+
+  it('still serves, from an address past its limit, configured tokens and managed tokens already seen valid', async () => {
+    const { token } = await tokens.create(`known-${process.pid}-${uniqueId()}`);
+    expect(
+      await postFrom(
+        service.url,
+        '127.0.0.4',
+        token,
+        newPlantJson(uniqueId(), 'Fern'),
+      ),
+    ).toBe(200);
+    for (let attempt = 0; attempt < 6; attempt += 1)
+      await postFrom(service.url, '127.0.0.3', guess());
+    expect(await postFrom(service.url, '127.0.0.3', guess())).toBe(429);
+
+    expect(
+      await postFrom(
+        service.url,
+        '127.0.0.3',
+        TOKEN,
+        newPlantJson(uniqueId(), 'Fern'),
+      ),
+    ).toBe(200);
+    expect(
+      await postFrom(
+        service.url,
+        '127.0.0.3',
+        token,
+        newPlantJson(uniqueId(), 'Fern'),
+      ),
+    ).toBe(200);
+  });
+
+  it('looks up at most TOKEN_LOOKUP_CONCURRENCY unknown tokens at a time, the rest waiting their turn', async () => {
+    const verifications = vi.spyOn(service.app.get(TokenVerifier), 'verify');
+    let release = (): void => undefined;
+    hold = new Promise((resolve) => (release = resolve));
+    try {
+      const answers = Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          postFrom(service.url, `127.0.1.${index + 1}`, guess()),
+        ),
+      );
+      // Every request has reached the verifier while the first look-ups are held.
+      await vi.waitFor(() => expect(verifications).toHaveBeenCalledTimes(40), {
+        timeout: 30_000,
+      });
+      await vi.waitFor(() => expect(lookUps).toHaveBeenCalledTimes(2));
+      expect(lookUps).toHaveBeenCalledTimes(2);
+
+      release();
+      expect(new Set(await answers)).toEqual(new Set([401]));
+      expect(lookUps).toHaveBeenCalledTimes(40);
+      expect(mostInFlight).toBe(2);
+    } finally {
+      release();
+      hold = Promise.resolve();
+      verifications.mockRestore();
+    }
+  });
+});

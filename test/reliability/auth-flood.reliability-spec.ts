@@ -1,0 +1,199 @@
+import { Agent, request } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import {
+  startTestPostgres,
+  type TestPostgres,
+} from '../support/test-postgres.js';
+import { Ledger } from './support/ledger.js';
+import { startLoad } from './support/load.js';
+import {
+  type RunningService,
+  startService,
+  TOKEN,
+} from './support/scenario.js';
+
+const FLOOD_CLIENTS = 48;
+const VALID_CLIENTS = 8;
+const PHASE_MS = 5_000;
+const LOOKUP_CONCURRENCY = 2;
+// Under the default AUTH_FAILURE_LIMIT (30): no flood address is ever blocked.
+const REQUESTS_PER_ADDRESS = 20;
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ??
+    Number.NaN
+  );
+}
+
+/** One refused POST through `agent`; resolves to its status (0: no answer). */
+function post(url: string, agent: Agent, token: string): Promise<number> {
+  return new Promise((resolve) => {
+    const outgoing = request(
+      `${url}/plants`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+        },
+        timeout: 10_000,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    outgoing.on('timeout', () => outgoing.destroy());
+    outgoing.on('error', () => resolve(0));
+    outgoing.end('{}');
+  });
+}
+
+/**
+ * 48 closed-loop keep-alive clients, each moving to a fresh loopback address
+ * (127.<range>.y.z) every REQUESTS_PER_ADDRESS requests, below the failure limit: no
+ * address is ever blocked, so only the look-up bound stands in the flood's way.
+ */
+function startFlood(
+  url: string,
+  range: number,
+  token: () => string,
+): { stop(): Promise<Record<number, number>> } {
+  let running = true;
+  let addresses = 0;
+  const statuses: Record<number, number> = {};
+  const client = async (): Promise<void> => {
+    while (running) {
+      addresses += 1;
+      const agent = new Agent({
+        keepAlive: true,
+        maxSockets: 1,
+        localAddress: `127.${range}.${(addresses >> 8) & 255}.${(addresses % 254) + 1}`,
+      });
+      for (let sent = 0; running && sent < REQUESTS_PER_ADDRESS; sent += 1) {
+        const status = await post(url, agent, token());
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+      agent.destroy();
+    }
+  };
+  const clients = Array.from({ length: FLOOD_CLIENTS }, () => client());
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(clients);
+      return statuses;
+    },
+  };
+}
+
+interface PhaseFigures {
+  creates: number;
+  latencies: number[];
+  flood: Record<number, number>;
+}
+
+describe('a flood of failed authentication', () => {
+  let postgres: TestPostgres;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    postgres = await startTestPostgres('reliability-auth-flood');
+    service = await startService(postgres.url, {
+      TOKEN_LOOKUP_CONCURRENCY: String(LOOKUP_CONCURRENCY),
+    });
+  });
+  afterAll(async () => {
+    await service.process.stop();
+    await postgres.stop();
+  });
+
+  async function phase(
+    name: string,
+    range: number,
+    token: () => string,
+  ): Promise<PhaseFigures> {
+    const ledger = new Ledger(`valid creates during ${name}`);
+    const flood = startFlood(service.url, range, token);
+    const valid = startLoad({
+      baseUrl: service.url,
+      token: TOKEN,
+      ledger,
+      concurrency: VALID_CLIENTS,
+    });
+    await new Promise((resolve) => setTimeout(resolve, PHASE_MS));
+    await valid.stop();
+    const statuses = await flood.stop();
+    const figures = await ledger.verify(postgres.url);
+    expect(figures.lost).toBe(0);
+    expect(figures.duplicated).toBe(0);
+    expect(figures.indeterminate).toBe(0);
+    return {
+      creates: figures.acknowledged,
+      latencies: ledger.answered().map((attempt) => attempt.outcome.ms),
+      flood: statuses,
+    };
+  }
+
+  it('costs valid clients no more than a flood refused without a look-up', async () => {
+    // Alternated, so that the machine's own noise falls on both sides alike.
+    const control: PhaseFigures[] = [];
+    const unknown: PhaseFigures[] = [];
+    for (const round of [0, 1]) {
+      control.push(
+        await phase(
+          'a control flood (no pst_ prefix)',
+          10 + round,
+          () => `guess-${randomBytes(32).toString('base64url')}`,
+        ),
+      );
+      unknown.push(
+        await phase(
+          'a flood of random pst_ tokens',
+          20 + round,
+          () => `pst_${randomBytes(32).toString('base64url')}`,
+        ),
+      );
+    }
+    const sum = (phases: PhaseFigures[]) => ({
+      creates: phases.reduce((total, one) => total + one.creates, 0),
+      latencies: phases.flatMap((one) => one.latencies),
+      refused: phases.reduce(
+        (total, one) => total + (one.flood[401] ?? 0) + (one.flood[429] ?? 0),
+        0,
+      ),
+      other: phases.reduce(
+        (total, one) =>
+          total +
+          Object.entries(one.flood)
+            .filter(([status]) => status !== '401' && status !== '429')
+            .reduce((count, [, n]) => count + n, 0),
+        0,
+      ),
+    });
+    const a = sum(control);
+    const b = sum(unknown);
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    process.stdout.write(
+      `[reliability] auth flood (${FLOOD_CLIENTS} clients, a fresh 127.x address every ${REQUESTS_PER_ADDRESS} requests, ` +
+        `TOKEN_LOOKUP_CONCURRENCY=${LOOKUP_CONCURRENCY}, 2 x ${PHASE_MS} ms each): ` +
+        `control: ${a.refused} refused, valid creates ${a.creates}, p50 ${round(percentile(a.latencies, 0.5))} ms, ` +
+        `p99 ${round(percentile(a.latencies, 0.99))} ms; ` +
+        `pst_: ${b.refused} refused, valid creates ${b.creates} (${(b.creates / a.creates).toFixed(2)}x), ` +
+        `p50 ${round(percentile(b.latencies, 0.5))} ms, p99 ${round(percentile(b.latencies, 0.99))} ms ` +
+        `(the pst_ flood waits its turn for look-ups: ${Math.round(b.refused / ((2 * PHASE_MS) / 1000))}/s ` +
+        `against ${Math.round(a.refused / ((2 * PHASE_MS) / 1000))}/s)\n`,
+    );
+
+    expect(a.other).toBe(0);
+    expect(b.other).toBe(0);
+    // Generous margins: a shared 2-core machine swings by 10-20% between runs.
+    expect(b.creates).toBeGreaterThanOrEqual(0.8 * a.creates);
+    expect(percentile(b.latencies, 0.99)).toBeLessThanOrEqual(
+      2 * percentile(a.latencies, 0.99),
+    );
+  });
+});
