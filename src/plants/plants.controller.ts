@@ -18,7 +18,7 @@ import type { Request } from 'express';
 import { Public } from '../auth/public.decorator.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
-import { AcceptsJson } from '../http/json-body.guard.js';
+import { AcceptsJson } from '../http/accepts-json.decorator.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
 import { PlantsService } from './plants.service.js';
