@@ -3,7 +3,7 @@ import { errorBody, uniqueId } from './support/http.js';
 import {
   isWholeResponse,
   parseResponse,
-  RawConnection,
+  RawConnections,
 } from './support/raw-http.js';
 import { countPlants } from './support/stored-plants.js';
 import { TOKEN } from './support/tokens.js';
@@ -17,25 +17,17 @@ function request(lines: string[]): string {
 describe('Host and Expect headers', () => {
   let service: RunningApp;
   let port: number;
-  const open: RawConnection[] = [];
+  const connections = new RawConnections(() => port);
 
   beforeAll(async () => {
     service = await startApp();
     port = Number(new URL(service.url).port);
   });
-  afterEach(() => {
-    for (const connection of open.splice(0)) connection.socket.destroy();
-  });
+  afterEach(() => connections.closeAll());
   afterAll(() => service.close());
 
-  async function connect(): Promise<RawConnection> {
-    const connection = await RawConnection.open(port);
-    open.push(connection);
-    return connection;
-  }
-
   it('answers an HTTP/1.1 request without Host with 400 and the Error body', async () => {
-    const connection = await connect();
+    const connection = await connections.open();
     connection.write(
       request([`Authorization: Bearer ${TOKEN}`, 'Content-Length: 0']),
     );
@@ -48,7 +40,7 @@ describe('Host and Expect headers', () => {
   });
 
   it('answers an expectation other than 100-continue with 417 and the Error body', async () => {
-    const connection = await connect();
+    const connection = await connections.open();
     connection.write(
       request([
         'Host: localhost',
@@ -68,7 +60,7 @@ describe('Host and Expect headers', () => {
   it('sends 100 Continue once the token and headers are accepted, then creates the plant', async () => {
     const id = uniqueId();
     const body = `{"id": ${id}, "name": "Fern"}`;
-    const connection = await connect();
+    const connection = await connections.open();
     connection.write(
       request([
         'Host: localhost',
@@ -113,7 +105,7 @@ describe('Host and Expect headers', () => {
   ])(
     'answers %s with the final status at once, never 100 Continue',
     async (_case, status, headers) => {
-      const connection = await connect();
+      const connection = await connections.open();
       connection.write(
         request(['Host: localhost', ...headers, 'Expect: 100-continue']),
       );

@@ -3,7 +3,7 @@ import { errorBody } from './support/http.js';
 import {
   isWholeResponse,
   parseResponse,
-  RawConnection,
+  RawConnections,
 } from './support/raw-http.js';
 import { TOKEN } from './support/tokens.js';
 
@@ -24,25 +24,17 @@ const JSON_WITH_TOKEN = {
 describe('bodies over BODY_LIMIT are refused without being read', () => {
   let service: RunningApp;
   let port: number;
-  const open: RawConnection[] = [];
+  const connections = new RawConnections(() => port);
 
   beforeAll(async () => {
     service = await startApp();
     port = Number(new URL(service.url).port);
   });
-  afterEach(() => {
-    for (const connection of open.splice(0)) connection.socket.destroy();
-  });
+  afterEach(() => connections.closeAll());
   afterAll(() => service.close());
 
-  async function connect(): Promise<RawConnection> {
-    const connection = await RawConnection.open(port);
-    open.push(connection);
-    return connection;
-  }
-
   it('answers a declared Content-Length over the limit with 413 at once and closes, while the client still holds the body', async () => {
-    const connection = await connect();
+    const connection = await connections.open();
     connection.write(
       head({ ...JSON_WITH_TOKEN, 'Content-Length': '1000000000' }) + '{"id":',
     );
@@ -57,7 +49,7 @@ describe('bodies over BODY_LIMIT are refused without being read', () => {
   });
 
   it('cuts a chunked body off as soon as it passes the limit, without waiting for its end', async () => {
-    const connection = await connect();
+    const connection = await connections.open();
     connection.write(
       head({ ...JSON_WITH_TOKEN, 'Transfer-Encoding': 'chunked' }),
     );
@@ -75,7 +67,7 @@ describe('bodies over BODY_LIMIT are refused without being read', () => {
   });
 
   it('answers 401 before any body rule and closes rather than drain a huge unread body', async () => {
-    const connection = await connect();
+    const connection = await connections.open();
     connection.write(
       head({
         'Content-Type': 'application/json',
@@ -97,7 +89,7 @@ describe('bodies over BODY_LIMIT are refused without being read', () => {
   });
 
   it('keeps the connection for the next request when the whole body was read', async () => {
-    const connection = await connect();
+    const connection = await connections.open();
     const body = '{"id": "x", "name": "Fern"}';
     connection.write(
       head({ ...JSON_WITH_TOKEN, 'Content-Length': String(body.length) }) +

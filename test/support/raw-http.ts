@@ -117,3 +117,20 @@ export function connectError(port: number): Promise<string | undefined> {
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code));
   });
 }
+
+/** Raw connections to one service that a test opens; closeAll() (in afterEach) ends them. */
+export class RawConnections {
+  private readonly opened: RawConnection[] = [];
+
+  constructor(private readonly port: () => number) {}
+
+  async open(): Promise<RawConnection> {
+    const connection = await RawConnection.open(this.port());
+    this.opened.push(connection);
+    return connection;
+  }
+
+  closeAll(): void {
+    for (const connection of this.opened.splice(0)) connection.socket.destroy();
+  }
+}
