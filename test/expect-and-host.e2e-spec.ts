@@ -1,10 +1,6 @@
-import { type RunningApp, startApp } from './support/app.js';
 import { errorBody, uniqueId } from './support/http.js';
-import {
-  isWholeResponse,
-  parseResponse,
-  RawConnections,
-} from './support/raw-http.js';
+import { isWholeResponse, parseResponse } from './support/raw-http.js';
+import { serveForRawConnections } from './support/raw-service.js';
 import { countPlants } from './support/stored-plants.js';
 import { TOKEN } from './support/tokens.js';
 
@@ -15,16 +11,8 @@ function request(lines: string[]): string {
 }
 
 describe('Host and Expect headers', () => {
-  let service: RunningApp;
-  let port: number;
-  const connections = new RawConnections(() => port);
-
-  beforeAll(async () => {
-    service = await startApp();
-    port = Number(new URL(service.url).port);
-  });
-  afterEach(() => connections.closeAll());
-  afterAll(() => service.close());
+  const served = serveForRawConnections();
+  const { connections } = served;
 
   it('answers an HTTP/1.1 request without Host with 400 and the Error body', async () => {
     const connection = await connections.open();
@@ -79,7 +67,7 @@ describe('Host and Expect headers', () => {
     const answer = parseResponse(text.slice(CONTINUE.length));
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ name: 'Fern' });
-    expect(await countPlants(service.dataSource, id)).toBe(1);
+    expect(await countPlants(served.app.dataSource, id)).toBe(1);
   });
 
   it.each([

@@ -1,10 +1,6 @@
-import { type RunningApp, startApp } from './support/app.js';
 import { errorBody } from './support/http.js';
-import {
-  isWholeResponse,
-  parseResponse,
-  RawConnections,
-} from './support/raw-http.js';
+import { isWholeResponse, parseResponse } from './support/raw-http.js';
+import { serveForRawConnections } from './support/raw-service.js';
 import { TOKEN } from './support/tokens.js';
 
 const LIMIT_MESSAGE = 'The request body is larger than the limit of 16kb.';
@@ -22,16 +18,7 @@ const JSON_WITH_TOKEN = {
 };
 
 describe('bodies over BODY_LIMIT are refused without being read', () => {
-  let service: RunningApp;
-  let port: number;
-  const connections = new RawConnections(() => port);
-
-  beforeAll(async () => {
-    service = await startApp();
-    port = Number(new URL(service.url).port);
-  });
-  afterEach(() => connections.closeAll());
-  afterAll(() => service.close());
+  const { connections } = serveForRawConnections();
 
   it('answers a declared Content-Length over the limit with 413 at once and closes, while the client still holds the body', async () => {
     const connection = await connections.open();

@@ -40,12 +40,14 @@ function rejectDuplicateKey(): never {
   throw new InvalidJsonError('duplicate-key');
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
+const CHAR = {
+  quote: 0x22,
+  backslash: 0x5c,
+  openBracket: 0x5b,
+  closeBracket: 0x5d,
+  openBrace: 0x7b,
+  closeBrace: 0x7d,
+} as const;
 
 /**
  * Whether brackets and braces outside strings nest deeper than `limit`: one loop, no
@@ -57,14 +59,14 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === BACKSLASH) index += 1;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) {
+      if (code === CHAR.backslash) index += 1;
+      else if (code === CHAR.quote) inString = false;
+    } else if (code === CHAR.quote) {
       inString = true;
-    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+    } else if (code === CHAR.openBracket || code === CHAR.openBrace) {
       depth += 1;
       if (depth > limit) return true;
-    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+    } else if (code === CHAR.closeBracket || code === CHAR.closeBrace) {
       depth -= 1;
     }
   }
