@@ -6,7 +6,6 @@ import type { Environment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ApiExceptionFilter } from './errors/api-exception.filter.js';
 import { HealthModule } from './health/health.module.js';
-import { JsonBodyModule } from './http/json-body.module.js';
 import { createValidationPipe } from './http/validation.pipe.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
@@ -24,7 +23,6 @@ import { PlantsModule } from './plants/plants.module.js';
     LifecycleModule,
     DatabaseModule,
     MetricsModule,
-    JsonBodyModule,
     AuthModule,
     PlantsModule,
     HealthModule,

@@ -1,9 +1,13 @@
+import { DEFAULT_MESSAGES } from '../src/errors/api-error.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { send } from './support/http.js';
 import { contractOf, type OpenApiDocument, readSpec } from './support/spec.js';
 
+const ERROR_STATUSES = ['400', '401', '409', '413', '415', '429', '500', '503'];
+
 type Operation = {
   operationId?: string;
+  summary?: string;
   security?: Record<string, string[]>[];
   requestBody?: {
     required?: boolean;
@@ -11,7 +15,10 @@ type Operation = {
   };
   responses: Record<
     string,
-    { content?: Record<string, { schema: { $ref: string } }> }
+    {
+      content?: Record<string, { schema: { $ref: string }; example?: unknown }>;
+      headers?: Record<string, unknown>;
+    }
   >;
 };
 
@@ -94,13 +101,50 @@ describe('the published OpenAPI document', () => {
       '409',
       '413',
       '415',
+      '429',
       '500',
       '503',
     ]);
-    for (const status of ['400', '401', '409', '413', '415', '500', '503']) {
+    for (const status of ERROR_STATUSES) {
       expect(responses[status].content?.['application/json'].schema).toEqual({
         $ref: '#/components/schemas/Error',
       });
+    }
+  });
+
+  it('gives each error status its own example: the status and the catalogue sentence', () => {
+    const responses = createPlant(published).responses;
+    for (const status of ERROR_STATUSES) {
+      expect(responses[status].content?.['application/json'].example).toEqual({
+        error: Number(status),
+        message: DEFAULT_MESSAGES[Number(status)],
+      });
+    }
+  });
+
+  it('lists Retry-After where the service sends it: 429 and 503', () => {
+    const responses = createPlant(published).responses;
+    for (const status of ['429', '503']) {
+      expect(Object.keys(responses[status].headers ?? {})).toEqual([
+        'Retry-After',
+      ]);
+    }
+    expect(
+      (published.paths['/health/ready'].get as unknown as Operation).responses[
+        '503'
+      ].headers?.['Retry-After'],
+    ).toBeDefined();
+  });
+
+  it('names every operation once and summarises each', () => {
+    const operations = Object.values(published.paths).flatMap((path) =>
+      Object.values(path),
+    ) as unknown as Operation[];
+    const ids = operations.map((operation) => operation.operationId);
+    expect(ids.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const operation of operations) {
+      expect(operation.summary).toMatch(/\S/);
     }
   });
 

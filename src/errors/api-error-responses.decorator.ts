@@ -3,11 +3,20 @@ import { ApiExtraModels, ApiResponse } from '@nestjs/swagger';
 import { DEFAULT_MESSAGES } from './api-error.js';
 import { ErrorBody } from './error-body.dto.js';
 
+interface HeaderDocument {
+  description: string;
+  schema: { type: 'integer' | 'string' };
+}
+
+const RETRY_AFTER: Record<string, HeaderDocument> = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying',
+    schema: { type: 'integer' },
+  },
+};
+
 const HEADERS_BY_STATUS: Partial<
-  Record<
-    number,
-    Record<string, { description: string; schema: { type: 'string' } }>
-  >
+  Record<number, Record<string, HeaderDocument>>
 > = {
   [HttpStatus.UNAUTHORIZED]: {
     'WWW-Authenticate': {
@@ -16,15 +25,14 @@ const HEADERS_BY_STATUS: Partial<
       schema: { type: 'string' },
     },
   },
-  [HttpStatus.SERVICE_UNAVAILABLE]: {
-    'Retry-After': {
-      description: 'Seconds to wait before retrying',
-      schema: { type: 'string' },
-    },
-  },
+  [HttpStatus.TOO_MANY_REQUESTS]: RETRY_AFTER,
+  [HttpStatus.SERVICE_UNAVAILABLE]: RETRY_AFTER,
 };
 
-/** Documents the Error answers an operation can give, with the catalogue's sentences. */
+/**
+ * Documents the Error answers an operation can give: for each status, the catalogue's
+ * sentence as its description and in its example, and the headers the service sends with it.
+ */
 export function ApiErrorResponses(...statuses: HttpStatus[]): MethodDecorator {
   return applyDecorators(
     ApiExtraModels(ErrorBody),
@@ -33,6 +41,7 @@ export function ApiErrorResponses(...statuses: HttpStatus[]): MethodDecorator {
         status,
         description: DEFAULT_MESSAGES[status],
         type: ErrorBody,
+        example: ErrorBody.forStatus(status),
         headers: HEADERS_BY_STATUS[status],
       }),
     ),

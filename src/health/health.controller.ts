@@ -29,6 +29,7 @@ export class HealthController {
   @Get('live')
   @ApiOperation({
     operationId: 'live',
+    summary: 'Liveness probe',
     description:
       'The process answers. Touches nothing else, so a slow database never restarts it.',
     security: [],
@@ -41,6 +42,7 @@ export class HealthController {
   @Get(['ready', ''])
   @ApiOperation({
     operationId: 'ready',
+    summary: 'Readiness probe',
     description:
       'The service can take traffic: its database answers and it is not shutting down. ' +
       'GET /health answers the same.',

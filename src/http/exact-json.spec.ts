@@ -1,4 +1,12 @@
-import { InvalidJsonError, parseExactJson } from './exact-json.js';
+import {
+  InvalidJsonError,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  parseExactJson,
+} from './exact-json.js';
+
+const nested = (opener: string, closer: string, depth: number): string =>
+  `${opener.repeat(depth)}1${closer.repeat(depth)}`;
 
 describe('parseExactJson', () => {
   it('keeps integers beyond 2^53 to the last digit', () => {
@@ -43,7 +51,35 @@ describe('parseExactJson', () => {
     );
   });
 
-  it('turns a stack-deep document into a syntax error, not a crash', () => {
-    expect(() => parseExactJson('['.repeat(200_000))).toThrow(InvalidJsonError);
+  it('turns a stack-deep document into a depth error, not a crash', () => {
+    expect(() => parseExactJson('['.repeat(200_000))).toThrow(
+      new InvalidJsonError('too-deep'),
+    );
+  });
+
+  it.each([
+    ['arrays', '[', ']', 1],
+    ['objects', '{"a":', '}', 1],
+    ['objects in arrays', '[{"b":', '}]', 2],
+  ])(
+    'accepts %s nested to the limit, refuses one level more and thousands more',
+    (_case, opener, closer, levelsPerRepeat) => {
+      // The outer object is one level; the rest fills the limit exactly.
+      const repeats = (MAX_JSON_DEPTH - 1) / levelsPerRepeat;
+      const document = (count: number): string =>
+        `{"id":1,"extra":${nested(opener, closer, count)}}`;
+      expect(() => parseExactJson(document(Math.floor(repeats)))).not.toThrow();
+      for (const count of [Math.floor(repeats) + 1, 1_500, 6_000]) {
+        expect(() => parseExactJson(document(count))).toThrow(
+          new InvalidJsonError('too-deep'),
+        );
+      }
+    },
+  );
+
+  it('counts no bracket inside a string, escaped quotes included', () => {
+    const text = `{"a": "${'[{'.repeat(100)}\\", "b": "\\"${'['.repeat(100)}"}`;
+    expect(nestsDeeperThan(text, 1)).toBe(false);
+    expect(nestsDeeperThan(`["\\""${'['.repeat(2)}]]]`, 2)).toBe(true);
   });
 });

@@ -2,15 +2,28 @@ import { parse } from 'lossless-json';
 
 const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/;
 
+/**
+ * The deepest nesting of arrays and objects a body may have. A NewPlant needs one level;
+ * unknown keys may hold a little structure. Everything after the parser (class-transformer,
+ * class-validator) walks values recursively, and a few thousand levels, well under the body
+ * limit, overflow the stack there: refusing depth up front keeps every later step shallow.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+type InvalidJsonReason = 'syntax' | 'duplicate-key' | 'too-deep';
+
+const MESSAGES: Readonly<Record<InvalidJsonReason, string>> = {
+  syntax: 'The request body is not valid JSON.',
+  'duplicate-key':
+    'The request body is not valid JSON: an object gives one key two different values.',
+  'too-deep': `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+};
+
 /** Thrown for any text that is not one JSON document; carries no part of the input. */
 export class InvalidJsonError extends Error {
   override readonly name = 'InvalidJsonError';
-  constructor(readonly reason: 'syntax' | 'duplicate-key') {
-    super(
-      reason === 'duplicate-key'
-        ? 'The request body is not valid JSON: an object gives one key two different values.'
-        : 'The request body is not valid JSON.',
-    );
+  constructor(readonly reason: InvalidJsonReason) {
+    super(MESSAGES[reason]);
   }
 }
 
@@ -27,7 +40,43 @@ function rejectDuplicateKey(): never {
   throw new InvalidJsonError('duplicate-key');
 }
 
+const CHAR = {
+  quote: 0x22,
+  backslash: 0x5c,
+  openBracket: 0x5b,
+  closeBracket: 0x5d,
+  openBrace: 0x7b,
+  closeBrace: 0x7d,
+} as const;
+
+/**
+ * Whether brackets and braces outside strings nest deeper than `limit`: one loop, no
+ * recursion, so it is safe on any text. Syntax is the parser's business, not this scan's.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === CHAR.backslash) index += 1;
+      else if (code === CHAR.quote) inString = false;
+    } else if (code === CHAR.quote) {
+      inString = true;
+    } else if (code === CHAR.openBracket || code === CHAR.openBrace) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (code === CHAR.closeBracket || code === CHAR.closeBrace) {
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
 export function parseExactJson(text: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new InvalidJsonError('too-deep');
+  }
   try {
     return parse(text, null, {
       parseNumber,

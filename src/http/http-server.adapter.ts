@@ -1,7 +1,8 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Environment } from '../config/environment.js';
+import { answerExpectations, withProtocolChecks } from './protocol-checks.js';
 
 export type ServerTimeouts = Pick<
   Environment,
@@ -18,7 +19,8 @@ export type ServerTimeouts = Pick<
  *   balancer, not this server, closes idle connections (no reset on a reused socket).
  * Node checks these every connectionsCheckingInterval (30 s by default): a second here
  * makes the bounds hold to the second. Nest creates the server in initHttpServer, and
- * only the constructor takes that interval, hence this override.
+ * only the constructor takes that interval, hence this override. The Host and Expect
+ * checks Node would answer without a body are made in protocol-checks.ts instead.
  */
 export class TimedExpressAdapter extends ExpressAdapter {
   constructor(private readonly timeouts: ServerTimeouts) {
@@ -33,13 +35,15 @@ export class TimedExpressAdapter extends ExpressAdapter {
     }
     const server = createServer(
       {
+        requireHostHeader: false,
         headersTimeout: this.timeouts.HTTP_HEADERS_TIMEOUT_MS,
         requestTimeout: this.timeouts.HTTP_REQUEST_TIMEOUT_MS,
         keepAliveTimeout: this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS,
         connectionsCheckingInterval: 1_000,
       },
-      this.getInstance(),
+      withProtocolChecks(this.getInstance<RequestListener>()),
     );
+    answerExpectations(server);
     // Older Node versions ignore keepAliveTimeout in the options; the property always works.
     server.keepAliveTimeout = this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS;
     this.setHttpServer(server);

@@ -1,9 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JsonBodyGuard } from './json-body.guard.js';
 import { JsonBodyReader } from './json-body.reader.js';
 
-/** HTTP plumbing shared by feature modules: the JSON body reader behind @AcceptsJson(). */
-@Global()
+/**
+ * The JSON body reader behind @AcceptsJson(). A feature module whose routes use it imports
+ * this module; the reader needs the validated environment (BODY_LIMIT) from its host.
+ */
 @Module({
   providers: [JsonBodyReader, JsonBodyGuard],
   exports: [JsonBodyReader, JsonBodyGuard],

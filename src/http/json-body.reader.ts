@@ -1,19 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { raw } from 'express';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError } from '../errors/api-error.js';
 import { InvalidJsonError, parseExactJson } from './exact-json.js';
+import { continueIfAwaited } from './expect-continue.js';
+import {
+  bodyLimitBytes,
+  declaredLength,
+  declaresBody,
+  readBody,
+} from './request-body.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
-
-function declaresBody(request: Request): boolean {
-  const length = request.headers['content-length'];
-  return (
-    request.headers['transfer-encoding'] !== undefined ||
-    (length !== undefined && length !== '0')
-  );
-}
 
 function isJsonMediaType(request: Request): boolean {
   const contentType = request.headers['content-type'];
@@ -30,39 +28,40 @@ function isJsonMediaType(request: Request): boolean {
   });
 }
 
-/** body-parser's errors carry a `type`; the two a client can act on get their own words. */
-function translateReadError(error: unknown, limit: string): unknown {
-  const type =
-    typeof error === 'object' && error !== null
-      ? (error as { type?: unknown }).type
-      : undefined;
-  if (type === 'entity.too.large') return ApiError.payloadTooLarge(limit);
-  if (type === 'encoding.unsupported')
-    return ApiError.unsupportedContentEncoding();
-  return error;
+/** A compressed body is refused (415) rather than expanded: the limit is on what is sent. */
+function isEncoded(request: Request): boolean {
+  const encoding = request.headers['content-encoding'];
+  return encoding !== undefined && encoding.trim().toLowerCase() !== 'identity';
 }
 
 /**
- * Reads and parses a JSON request body. It runs after the bearer guard (see JsonBodyGuard),
- * so a caller without a valid token learns nothing about the body rules.
+ * Reads and parses a JSON request body. It runs after the bearer guard (see
+ * JsonBodyGuard), so a caller without a valid token learns nothing about the body
+ * rules. Everything the headers alone can refuse (media type, encoding, a declared length
+ * over the limit) is refused before a byte of the body is read, and before a client that
+ * asked for `Expect: 100-continue` is told to send it.
  */
 @Injectable()
 export class JsonBodyReader {
   private readonly limit: string;
-  private readonly readRaw: ReturnType<typeof raw>;
+  private readonly limitBytes: number;
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
 
   constructor(@InjectEnvironment() env: Environment) {
     this.limit = env.BODY_LIMIT;
-    // inflate: false, a compressed body is refused (415) instead of being expanded.
-    this.readRaw = raw({ type: () => true, limit: this.limit, inflate: false });
+    this.limitBytes = bodyLimitBytes(env.BODY_LIMIT);
   }
 
   async read(request: Request, response: Response): Promise<object> {
     if (declaresBody(request) && !isJsonMediaType(request)) {
       throw ApiError.unsupportedMediaType();
     }
-    const bytes = await this.readBytes(request, response);
+    if (isEncoded(request)) throw ApiError.unsupportedContentEncoding();
+    if ((declaredLength(request) ?? 0) > this.limitBytes) {
+      throw ApiError.payloadTooLarge(this.limit);
+    }
+    continueIfAwaited(request, response);
+    const bytes = await readBody(request, this.limitBytes, this.limit);
     if (bytes.length === 0) {
       throw ApiError.badRequest(
         'The request body is empty; send a JSON object.',
@@ -77,20 +76,6 @@ export class JsonBodyReader {
       throw ApiError.badRequest('The request body must be a JSON object.');
     }
     return document;
-  }
-
-  private readBytes(request: Request, response: Response): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      this.readRaw(request, response, (error?: unknown) => {
-        if (error === undefined) {
-          resolve(
-            Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          );
-        } else {
-          reject(translateReadError(error, this.limit));
-        }
-      });
-    });
   }
 
   private parse(bytes: Buffer): unknown {

@@ -12,6 +12,39 @@ const DESCRIPTION = [
   'method on /plants answers 405 with `Allow: POST`.',
 ].join('\n');
 
+type Operations = OpenAPIObject['paths'][string];
+
+function camelCaseOf(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  return [method, ...words]
+    .map((word, index) =>
+      index === 0 ? word : word[0].toUpperCase() + word.slice(1),
+    )
+    .join('');
+}
+
+/**
+ * A handler served at several paths (GET /health is /health/ready) appears once per path
+ * with the same operationId, and generated clients then declare one name twice. The first
+ * path keeps the id; each further one is named after its method and path (getHealth).
+ */
+function makeOperationIdsUnique(document: OpenAPIObject): void {
+  const seen = new Set<string>();
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const id = (operation as Operations['get'])?.operationId;
+      if (id === undefined) continue;
+      if (seen.has(id)) {
+        (operation as { operationId: string }).operationId = camelCaseOf(
+          method,
+          path,
+        );
+      }
+      seen.add((operation as { operationId: string }).operationId);
+    }
+  }
+}
+
 /** The service's own OpenAPI document, generated from the controllers and DTOs. */
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -19,6 +52,8 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setDescription(DESCRIPTION)
     .setVersion('1.0.0')
     .setLicense('MIT', 'https://opensource.org/license/mit')
+    // Relative: the service itself, wherever the document is fetched from.
+    .addServer('/', 'this service')
     .addBearerAuth(
       // Tokens are opaque: no bearerFormat (the builder would otherwise claim JWT).
       { type: 'http', scheme: 'bearer', bearerFormat: undefined },
@@ -26,7 +61,9 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .addSecurityRequirements('bearerAuth')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  makeOperationIdsUnique(document);
+  return document;
 }
 
 /** Serves the document at /openapi.json and Swagger UI at /docs, both without a token. */

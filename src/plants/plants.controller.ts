@@ -18,7 +18,7 @@ import type { Request } from 'express';
 import { Public } from '../auth/public.decorator.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
-import { AcceptsJson } from '../http/json-body.guard.js';
+import { AcceptsJson } from '../http/accepts-json.decorator.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
 import { PlantsService } from './plants.service.js';
@@ -34,10 +34,11 @@ export class PlantsController {
   @AcceptsJson()
   @ApiOperation({
     operationId: 'addPlant',
+    summary: 'Create a plant',
     description: 'Creates a new plant in the store',
   })
   @ApiOkResponse({ type: Plant, description: 'plant response' })
-  @ApiErrorResponses(400, 401, 409, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 409, 413, 415, 429, 500, 503)
   create(@Body() newPlant: NewPlant, @Req() request: Request): Promise<Plant> {
     // A client that closed its connection is gone: its plant, if not yet sent, is not written.
     const { socket } = request;

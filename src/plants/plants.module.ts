@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JsonBodyModule } from '../http/json-body.module.js';
 import { PlantEntity } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
 import { CreateAdmission } from './create-admission.js';
@@ -7,7 +8,7 @@ import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PlantEntity])],
+  imports: [TypeOrmModule.forFeature([PlantEntity]), JsonBodyModule],
   controllers: [PlantsController],
   providers: [PlantsService, PlantsRepository, CreateAdmission],
   exports: [PlantsService],

@@ -293,6 +293,40 @@ describe('hostile input (fast-check, seeded)', () => {
     );
   });
 
+  it('answers complete NewPlants nested 65 to 8,000 levels deep under any key with 400 or 413', async () => {
+    const nesting = {
+      arrays: ['[', ']'],
+      objects: ['{"a":', '}'],
+      'objects in arrays': ['[{"b":', '}]'],
+    } as const;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 65, max: 8_000 }),
+        fc.constantFrom(...(Object.keys(nesting) as (keyof typeof nesting)[])),
+        fc.constantFrom('extra', '__proto__', 'constructor', 'name', 'tag'),
+        async (depth, kind, key) => {
+          const [opener, closer] = nesting[kind];
+          const id = nextId();
+          const deep = `${opener.repeat(depth)}1${closer.repeat(depth)}`;
+          const known = key === 'name' ? '' : '"name": "deep", ';
+          const answer = await post(
+            service.url,
+            `{"id": ${id}, ${known}"${key}": ${deep}}`,
+            JSON_HEADERS,
+          );
+          expectWellFormed(answer);
+          expect([400, 413]).toContain(answer.status);
+          const { rows } = await db.query(
+            'SELECT 1 FROM plants WHERE id = $1::bigint',
+            [id.toString()],
+          );
+          expect(rows).toEqual([]);
+        },
+      ),
+      { seed: SEED, numRuns: Math.min(RUNS, 60) },
+    );
+  });
+
   it('answers duplicate keys with different values with 400', async () => {
     await fc.assert(
       fc.asyncProperty(

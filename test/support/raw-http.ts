@@ -26,6 +26,17 @@ export function parseResponse(text: string): RawResponse {
   };
 }
 
+/** Whether `text` holds a whole response: its head and as many body bytes as it declares. */
+export function isWholeResponse(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  if (end === -1) return false;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
+  return (
+    length !== null &&
+    Buffer.byteLength(text.slice(end + 4)) >= Number(length[1])
+  );
+}
+
 /** A socket and everything the server sent on it until it closed. */
 export class RawConnection {
   private received = '';
@@ -51,6 +62,41 @@ export class RawConnection {
     });
   }
 
+  /**
+   * Resolves with what was received once `done` holds for it, while the socket stays open
+   * on this side; rejects when the server closes first or after `timeoutMs`.
+   */
+  until(done: (text: string) => boolean, timeoutMs = 10_000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!done(this.received)) return;
+        finish();
+        resolve(this.received);
+      };
+      const onClose = (): void => {
+        check();
+        finish();
+        reject(new Error(`closed before expected; got ${this.received}`));
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(
+          new Error(
+            `nothing expected in ${timeoutMs} ms; got ${this.received}`,
+          ),
+        );
+      }, timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.socket.off('data', check);
+        this.socket.off('close', onClose);
+      };
+      this.socket.on('data', check);
+      this.socket.on('close', onClose);
+      check();
+    });
+  }
+
   get text(): string {
     return this.received;
   }
@@ -70,4 +116,21 @@ export function connectError(port: number): Promise<string | undefined> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code));
   });
+}
+
+/** Raw connections to one service that a test opens; closeAll() (in afterEach) ends them. */
+export class RawConnections {
+  private readonly opened: RawConnection[] = [];
+
+  constructor(private readonly port: () => number) {}
+
+  async open(): Promise<RawConnection> {
+    const connection = await RawConnection.open(this.port());
+    this.opened.push(connection);
+    return connection;
+  }
+
+  closeAll(): void {
+    for (const connection of this.opened.splice(0)) connection.socket.destroy();
+  }
 }

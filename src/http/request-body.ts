@@ -1,0 +1,76 @@
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '../errors/api-error.js';
+
+const UNIT_BYTES: Readonly<Record<string, number>> = {
+  b: 1,
+  kb: 1024,
+  mb: 1024 * 1024,
+};
+
+/** BODY_LIMIT ("16kb", "1mb", "16384", already validated) in bytes; a kb is 1024 bytes. */
+export function bodyLimitBytes(limit: string): number {
+  const [, digits, unit] = /^(\d+)([a-z]*)$/i.exec(limit) ?? [];
+  return Number(digits) * UNIT_BYTES[unit === '' ? 'b' : unit.toLowerCase()];
+}
+
+/** The declared Content-Length, or undefined when the body is chunked or absent. */
+export function declaredLength(request: IncomingMessage): number | undefined {
+  const length = request.headers['content-length'];
+  return length === undefined ? undefined : Number(length);
+}
+
+export function declaresBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return (
+    request.headers['transfer-encoding'] !== undefined ||
+    (length !== undefined && length !== '0')
+  );
+}
+
+/**
+ * Reads a request body of at most `limit` bytes. Past the limit it stops at once and
+ * rejects with 413, whatever the client still sends: the answer then closes the connection
+ * (see unread-body.ts) instead of draining the rest.
+ */
+export function readBody(
+  request: IncomingMessage,
+  limit: number,
+  limitText: string,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const stop = (): void => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onFailure);
+      request.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limit) {
+        stop();
+        reject(ApiError.payloadTooLarge(limitText));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks, received));
+    };
+    const onFailure = (): void => {
+      stop();
+      reject(
+        ApiError.badRequest('The request body was cut off before its end.'),
+      );
+    };
+    const onClose = (): void => {
+      if (!request.complete) onFailure();
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onFailure);
+    request.on('close', onClose);
+  });
+}

@@ -1,0 +1,189 @@
+import { spawn } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { type RunningApp, startApp } from './support/app.js';
+import { send } from './support/http.js';
+import { storedPlant } from './support/stored-plants.js';
+import { TOKEN } from './support/tokens.js';
+
+const require = createRequire(import.meta.url);
+
+/** Inside the project, so the generated client resolves openapi-fetch from node_modules. */
+const WORK_DIR = resolve(
+  'node_modules/.cache',
+  `plant-store-openapi-clients-${process.pid}`,
+);
+
+/**
+ * What a user of the published document writes: a client typed by openapi-typescript,
+ * called through openapi-fetch. Ids above 2^53 go through JSON.rawJSON, the way the README
+ * and the id's description give, since the generated type of an int64 is number.
+ */
+const CLIENT_SOURCE = `
+import createClient from 'openapi-fetch';
+import type { components, paths } from './schema.js';
+
+type NewPlant = components['schemas']['NewPlant'];
+type ErrorBody = components['schemas']['Error'];
+
+/** An int64 written exactly: JSON.stringify copies a raw JSON literal as it is. */
+function exactId(id: bigint): NewPlant['id'] {
+  return (JSON as unknown as { rawJSON(text: string): number }).rawJSON(String(id));
+}
+
+export async function createPlant(
+  baseUrl: string,
+  token: string,
+  id: bigint,
+  name: string,
+): Promise<{ status: number; name?: string; tag?: string; error?: ErrorBody }> {
+  const client = createClient<paths>({
+    baseUrl,
+    headers: { Authorization: 'Bearer ' + token },
+  });
+  const { data, error, response } = await client.POST('/plants', {
+    body: { id: exactId(id), name, tag: 'typed client' },
+  });
+  return { status: response.status, name: data?.name, tag: data?.tag, error };
+}
+`;
+
+interface GeneratedClient {
+  createPlant(
+    baseUrl: string,
+    token: string,
+    id: bigint,
+    name: string,
+  ): Promise<{ status: number; name?: string; tag?: string; error?: unknown }>;
+}
+
+function compile(file: string, outDir: string): string[] {
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmitOnError: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2023,
+    lib: ['lib.es2024.d.ts', 'lib.dom.d.ts'],
+    types: [],
+    outDir,
+  });
+  const diagnostics = [
+    ...ts.getPreEmitDiagnostics(program),
+    ...program.emit().diagnostics,
+  ];
+  return diagnostics.map((diagnostic) =>
+    ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'),
+  );
+}
+
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: {
+        ...process.env,
+        // No network: no usage report, no update check.
+        REDOCLY_TELEMETRY: 'off',
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+        NO_COLOR: '1',
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+describe('the published OpenAPI document, read by third-party tools', () => {
+  let service: RunningApp;
+  let document: object;
+
+  beforeAll(async () => {
+    service = await startApp();
+    const answer = await send(`${service.url}/openapi.json`);
+    expect(answer.status).toBe(200);
+    document = answer.body as object;
+    await mkdir(WORK_DIR, { recursive: true });
+  });
+  afterAll(async () => {
+    await service.close();
+    await rm(WORK_DIR, { recursive: true, force: true });
+  });
+
+  it("passes Redocly's recommended rules with no error", async () => {
+    const file = join(WORK_DIR, 'openapi.json');
+    await writeFile(file, JSON.stringify(document));
+    const cli = join(
+      require.resolve('@redocly/cli/package.json'),
+      '..',
+      'bin/cli.js',
+    );
+
+    const result = await run(
+      process.execPath,
+      [cli, 'lint', file, '--extends=recommended', '--format=json'],
+      WORK_DIR,
+    );
+
+    const report = JSON.parse(result.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; severity: string; message: string }[];
+    };
+    const errors = report.problems.filter(
+      (problem) => problem.severity === 'error',
+    );
+    expect(errors).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it('gives a client generated by openapi-typescript that compiles and creates plants, ids above 2^53 exact', async () => {
+    const schema = astToString(await openapiTS(document as never));
+    await writeFile(join(WORK_DIR, 'schema.d.ts'), schema);
+    const source = join(WORK_DIR, 'client.mts');
+    await writeFile(source, CLIENT_SOURCE);
+
+    expect(compile(source, WORK_DIR)).toEqual([]);
+
+    const client = (await import(
+      pathToFileURL(join(WORK_DIR, 'client.mjs')).href
+    )) as GeneratedClient;
+    for (const id of [
+      42n + BigInt(Date.now()),
+      2n ** 62n + BigInt(Date.now()),
+    ]) {
+      const answer = await client.createPlant(service.url, TOKEN, id, 'Fern');
+      expect(answer).toEqual({
+        status: 200,
+        name: 'Fern',
+        tag: 'typed client',
+        error: undefined,
+      });
+      expect(await storedPlant(service.dataSource, id)).toEqual({
+        id: id.toString(),
+        name: 'Fern',
+        tag: 'typed client',
+      });
+    }
+    const refused = await client.createPlant(
+      service.url,
+      'wrong-token-000000000',
+      1n,
+      'Fern',
+    );
+    expect(refused.status).toBe(401);
+    expect(refused.error).toEqual({ error: 401, message: expect.any(String) });
+  }, 120_000);
+});
