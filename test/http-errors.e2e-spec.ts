@@ -231,6 +231,12 @@ describe('HTTP errors', () => {
       },
     );
 
+    it("accepts the suite's default token", async () => {
+      const answer = await postPlant(service.url, body(), { token: TOKEN });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ name: 'Fern' });
+    });
+
     it('accepts every configured token', async () => {
       const answer = await postPlant(service.url, body(), {
         token: OTHER_TOKEN,
