@@ -1,20 +1,19 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
 import { AppConfigModule } from './config/config.module.js';
 import type { Environment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
-import { ApiExceptionFilter } from './errors/api-exception.filter.js';
+import { ApiErrorsModule } from './errors/api-errors.module.js';
 import { HealthModule } from './health/health.module.js';
-import { createValidationPipe } from './http/validation.pipe.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
-import { MetricsModule } from './metrics/metrics.module.js';
+import { MetricsEndpointModule } from './metrics/metrics-endpoint.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 
 /**
- * The composition root. Cross-cutting pieces are providers here (APP_FILTER, APP_PIPE;
- * APP_GUARD in AuthModule), so a test that boots AppModule gets what production runs.
+ * The composition root. Cross-cutting pieces are providers (APP_FILTER and APP_PIPE in
+ * ApiErrorsModule, APP_GUARD in AuthModule), so a test that boots AppModule gets what
+ * production runs. Each module imports what it uses; only the configuration is global.
  * Booted through forRoot, with the Environment its caller validated.
  */
 @Module({
@@ -22,14 +21,11 @@ import { PlantsModule } from './plants/plants.module.js';
     LoggingModule,
     LifecycleModule,
     DatabaseModule,
-    MetricsModule,
+    ApiErrorsModule,
+    MetricsEndpointModule,
     AuthModule,
     PlantsModule,
     HealthModule,
-  ],
-  providers: [
-    { provide: APP_FILTER, useClass: ApiExceptionFilter },
-    { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })
 export class AppModule {

@@ -1,8 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { ShutdownState } from './shutdown-state.js';
 
-@Global()
 @Module({
   providers: [ShutdownState, GracefulShutdown],
   exports: [ShutdownState, GracefulShutdown],

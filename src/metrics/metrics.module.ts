@@ -1,17 +1,9 @@
-import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { HttpMetricsMiddleware } from './http-metrics.middleware.js';
-import { MetricsController } from './metrics.controller.js';
-import { MetricsServer } from './metrics-server.js';
+import { Module } from '@nestjs/common';
 import { MetricsService } from './metrics.service.js';
 
-@Global()
+/** The service's Prometheus registry and counters: a module that counts something imports this. */
 @Module({
-  controllers: [MetricsController],
-  providers: [MetricsService, MetricsServer],
+  providers: [MetricsService],
   exports: [MetricsService],
 })
-export class MetricsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes('{*path}');
-  }
-}
+export class MetricsModule {}

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JsonBodyModule } from '../http/json-body.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
 import { PlantEntity } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
 import { CreateAdmission } from './create-admission.js';
@@ -8,7 +9,11 @@ import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PlantEntity]), JsonBodyModule],
+  imports: [
+    TypeOrmModule.forFeature([PlantEntity]),
+    MetricsModule,
+    JsonBodyModule,
+  ],
   controllers: [PlantsController],
   providers: [PlantsService, PlantsRepository, CreateAdmission],
   exports: [PlantsService],

@@ -1,0 +1,20 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { HttpMetricsMiddleware } from './http-metrics.middleware.js';
+import { MetricsController } from './metrics.controller.js';
+import { MetricsServer } from './metrics-server.js';
+import { MetricsModule } from './metrics.module.js';
+
+/**
+ * Publishes the metrics: GET /metrics (or its own port) and the request timing of every
+ * route. Apart from MetricsModule so that importing a feature module never adds a route.
+ */
+@Module({
+  imports: [MetricsModule],
+  controllers: [MetricsController],
+  providers: [MetricsServer],
+})
+export class MetricsEndpointModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(HttpMetricsMiddleware).forRoutes('{*path}');
+  }
+}
