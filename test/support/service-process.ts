@@ -1,27 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { type NodeProcessOptions, startNodeProcess } from './node-process.mjs';
 
 /** The built service (`npm run build`) as its own process, the way start:prod runs it. */
 export class ServiceProcess {
   private output = '';
+  private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
 
-  private constructor(private readonly child: ChildProcess) {
-    child.stdout?.on(
-      'data',
-      (chunk: Buffer) => (this.output += chunk.toString('utf8')),
-    );
-    child.stderr?.on(
-      'data',
-      (chunk: Buffer) => (this.output += chunk.toString('utf8')),
-    );
-    this.exited = new Promise((resolve) =>
-      child.once('exit', (code) => resolve(code)),
-    );
+  private constructor(options: Omit<NodeProcessOptions, 'onOutput'>) {
+    const { child, exited } = startNodeProcess({
+      ...options,
+      onOutput: (text) => (this.output += text),
+    });
+    this.child = child;
+    this.exited = exited.then(({ code }) => code);
   }
 
-  /** `dir`: the directory holding dist/ and node_modules/, by default this repository. */
   /**
+   * `dir`: the directory holding dist/ and node_modules/, by default this repository.
    * `ownProcessGroup`: the service leads a process group, as a command started from a
    * terminal does, so that `signalGroup` can do what Ctrl+C does.
    */
@@ -32,7 +29,8 @@ export class ServiceProcess {
       ownProcessGroup = false,
     }: { dir?: string; ownProcessGroup?: boolean } = {},
   ): ServiceProcess {
-    const child = spawn(process.execPath, [resolve(dir, 'dist/main.js')], {
+    return new ServiceProcess({
+      args: [resolve(dir, 'dist/main.js')],
       cwd: dir,
       detached: ownProcessGroup,
       // Only what the test gives, plus PATH: nothing leaks in from the test runner's env.
@@ -43,13 +41,7 @@ export class ServiceProcess {
         SHUTDOWN_DELAY_MS: '100',
         ...env,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    // A test that fails half-way must not leave a service running after the run.
-    const reap = (): void => void child.kill('SIGKILL');
-    process.once('exit', reap);
-    child.once('exit', () => process.removeListener('exit', reap));
-    return new ServiceProcess(child);
   }
 
   get isRunning(): boolean {

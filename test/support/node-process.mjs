@@ -1,0 +1,37 @@
+// The one way a test or the benchmark (bench/) starts the built service, or any Node
+// script, as a child process. Plain JavaScript so the .mjs benchmark can import it too;
+// its types are in node-process.d.mts.
+import { spawn } from 'node:child_process';
+
+/**
+ * Runs `node <args>` on this process's own Node binary (the project's Node 24, whoever
+ * launched us), with exactly `env`. Its output goes to `onOutput`, or stdout to a file
+ * descriptor given as `stdout`. The child is killed if this process exits first, so a
+ * failed test or an interrupted benchmark never leaves a service running.
+ */
+export function startNodeProcess({
+  args,
+  env,
+  cwd,
+  detached = false,
+  stdout = 'pipe',
+  onOutput = () => {},
+}) {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env,
+    detached,
+    stdio: ['ignore', stdout, 'pipe'],
+  });
+  child.stdout?.on('data', (chunk) => onOutput(chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk) => onOutput(chunk.toString('utf8')));
+  const reap = () => void child.kill('SIGKILL');
+  process.once('exit', reap);
+  const exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      process.removeListener('exit', reap);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, exited };
+}
