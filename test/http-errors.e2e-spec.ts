@@ -12,6 +12,8 @@ import { countPlants } from './support/stored-plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 
 const CHALLENGE = 'Bearer realm="plant-store"';
+const MISSING_TOKEN =
+  'A valid bearer token is required in the Authorization header.';
 const INVALID_TOKEN_CHALLENGE =
   'Bearer realm="plant-store", error="invalid_token"';
 
@@ -131,6 +133,8 @@ describe('HTTP errors', () => {
         service.url,
         '{"id": "<script>secret</script>", "name": 1',
       );
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual(errorBody(400));
       expect(answer.text).not.toContain('secret');
     });
   });
@@ -143,12 +147,7 @@ describe('HTTP errors', () => {
 
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
-      expect(answer.body).toEqual(
-        errorBody(
-          401,
-          'A valid bearer token is required in the Authorization header.',
-        ),
-      );
+      expect(answer.body).toEqual(errorBody(401, MISSING_TOKEN));
     });
 
     it.each([
@@ -203,6 +202,8 @@ describe('HTTP errors', () => {
       });
 
       expect(answer.status).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
+      expect(answer.body).toEqual(errorBody(401, MISSING_TOKEN));
       expect(await countPlants(service.dataSource, id)).toBe(0);
     });
 
@@ -217,6 +218,8 @@ describe('HTTP errors', () => {
       );
 
       expect(answer.status).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
+      expect(answer.body).toEqual(errorBody(401, MISSING_TOKEN));
       expect(await countPlants(service.dataSource, id)).toBe(0);
     });
 
@@ -228,6 +231,7 @@ describe('HTTP errors', () => {
           headers: { Authorization: `${scheme} ${TOKEN}` },
         });
         expect(answer.status).toBe(200);
+        expect(answer.body).toEqual({ name: 'Fern' });
       },
     );
 
@@ -242,6 +246,7 @@ describe('HTTP errors', () => {
         token: OTHER_TOKEN,
       });
       expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ name: 'Fern' });
     });
 
     it('checks the token before the body: a bad body without a token is 401', async () => {
@@ -256,6 +261,8 @@ describe('HTTP errors', () => {
           headers: { 'Content-Type': contentType },
         });
         expect(answer.status).toBe(401);
+        expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
+        expect(answer.body).toEqual(errorBody(401, MISSING_TOKEN));
       }
     });
   });
@@ -343,6 +350,7 @@ describe('HTTP errors', () => {
         postPlant(service.url, '{', {}),
         send(`${service.url}/nowhere`),
       ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 400, 404]);
       for (const answer of answers)
         expect(answer.headers.get('x-powered-by')).toBeNull();
     });
@@ -371,6 +379,7 @@ describe('HTTP errors', () => {
         newPlantJson(id, 'x'.repeat(padding)),
       );
       expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ name: 'x'.repeat(padding) });
     });
 
     it('answers 413 for a chunked body that grows past the limit', async () => {
@@ -458,6 +467,7 @@ describe('HTTP errors', () => {
         },
       );
       expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ name: 'Fern' });
     });
   });
 });
