@@ -85,11 +85,9 @@ describe('starting the built service (dist/main.js)', () => {
     try {
       await service.waitFor(/Starting 2 workers/);
       // Each worker says it listens; both must, on the one port.
-      for (let seen = 0; seen < 2;) {
-        seen = (service.text.match(/Plant Store listening on/g) ?? []).length;
-        if (!service.isRunning) throw new Error(service.text);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await service.waitFor(
+        /Plant Store listening on[\s\S]*Plant Store listening on/,
+      );
       const answers = await Promise.all(
         Array.from({ length: 20 }, () =>
           postPlant(

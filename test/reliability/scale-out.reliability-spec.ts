@@ -1,10 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   startTestPostgres,
   type TestPostgres,
 } from '../support/test-postgres.js';
 import { Balancer, ensureHaproxy } from './support/haproxy.js';
-import { Ledger } from './support/ledger.js';
+import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
 import {
   type RunningService,
@@ -68,7 +67,7 @@ describe('scale-out: two replicas behind HAProxy', () => {
     });
     const exitCodes: (number | null)[] = [];
     try {
-      await sleep(1_500);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
       for (const [index, replica] of replicas.entries()) {
         replica.process.signal('SIGTERM');
         exitCodes.push(await replica.process.exitCode());
@@ -80,7 +79,7 @@ describe('scale-out: two replicas behind HAProxy', () => {
         );
         await balancer.untilServers('UP', `replica${index + 1}`);
       }
-      await sleep(1_500);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
     } finally {
       await load.stop();
       await balancer.stop();
@@ -113,18 +112,18 @@ describe('scale-out: two replicas behind HAProxy', () => {
       concurrency: CLIENTS,
     });
     try {
-      await sleep(1_500);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
       replicas[0].process.signal('SIGKILL');
       await replicas[0].process.exitCode();
       await balancer.untilServers('DOWN', 'replica1');
-      await sleep(1_000);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
       replicas[0] = await startService(
         postgres.url,
         REPLICA_SETTINGS,
         replicas[0].port,
       );
       await balancer.untilServers('UP', 'replica1');
-      await sleep(1_500);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
     } finally {
       await load.stop();
       await balancer.stop();

@@ -3,7 +3,7 @@ import {
   startTestPostgres,
   type TestPostgres,
 } from '../support/test-postgres.js';
-import { Ledger } from './support/ledger.js';
+import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
 import { nextId, sendPlant, startLoad } from './support/load.js';
 import { recoveryTime, startService, TOKEN } from './support/scenario.js';
 
@@ -28,7 +28,7 @@ describe('service faults under load', () => {
       ledger,
       concurrency: 8,
     });
-    await sleep(1_500);
+    await ledger.acknowledgedMore(LOAD_UNDER_WAY);
 
     first.process.signal('SIGKILL');
     await first.process.exitCode();
@@ -36,7 +36,7 @@ describe('service faults under load', () => {
     const second = await startService(postgres.url, {}, first.port);
     try {
       const recoveredIn = await recoveryTime(second.url);
-      await sleep(1_000);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
       await load.stop();
       process.stdout.write(
         `[reliability] service killed: answering again ${recoveredIn} ms after its restart\n`,
@@ -66,7 +66,7 @@ describe('service faults under load', () => {
       ledger,
       concurrency: 16,
     });
-    await sleep(1_500);
+    await ledger.acknowledgedMore(LOAD_UNDER_WAY);
 
     service.process.signal('SIGTERM');
     expect(await service.process.exitCode()).toBe(0);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 export type Outcome =
@@ -30,6 +31,9 @@ interface Row {
   tag: string | null;
 }
 
+/** Acknowledged creates that show a scenario's load is flowing: a few rounds of its clients. */
+export const LOAD_UNDER_WAY = 50;
+
 /**
  * Every request a scenario sent and what came back, checked against the database:
  * 1. every 200 has its row with exactly the name and tag sent (else: lost);
@@ -39,6 +43,7 @@ interface Row {
 export class Ledger {
   readonly attempts: Attempt[] = [];
   private readonly started = Date.now();
+  private acknowledged = 0;
 
   constructor(readonly scenario: string) {}
 
@@ -47,6 +52,25 @@ export class Ledger {
       ...attempt,
       at: attempt.at ?? Date.now() - this.started,
     });
+    if (attempt.outcome.kind === 'answered' && attempt.outcome.status === 200)
+      this.acknowledged += 1;
+  }
+
+  /**
+   * Resolves once `count` more creates have been acknowledged (200) than when called: the
+   * load has reached the service and is being answered. A scenario waits on this, not on
+   * a fixed sleep, before a fault and after a recovery.
+   */
+  async acknowledgedMore(count: number, timeoutMs = 60_000): Promise<void> {
+    const target = this.acknowledged + count;
+    const deadline = Date.now() + timeoutMs;
+    while (this.acknowledged < target) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `${this.scenario}: not ${count} more creates acknowledged within ${timeoutMs} ms`,
+        );
+      await sleep(20);
+    }
   }
 
   now(): number {
