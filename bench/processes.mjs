@@ -1,5 +1,5 @@
 // Child processes (the service, the baseline) and what /proc says about them.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   closeSync,
   openSync,
@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startNodeProcess } from '../test/support/node-process.mjs';
 
 /**
  * The Node flags production starts the service with: those of `npm run start:prod`
@@ -222,21 +223,18 @@ export async function startServer({
   const spawnedAt = process.hrtime.bigint();
   // With a log file, stdout (the request log) goes there; stderr stays here for errors.
   const stdout = logFile === undefined ? 'pipe' : openSync(logFile, 'a');
-  const child = spawn(process.execPath, args, {
-    env,
-    stdio: ['ignore', stdout, 'pipe'],
-  });
-  if (typeof stdout === 'number') closeSync(stdout);
   const output = [];
-  const keep = (chunk) => {
-    output.push(...chunk.toString().split('\n').filter(Boolean));
+  const keep = (text) => {
+    output.push(...text.split('\n').filter(Boolean));
     if (output.length > 60) output.splice(0, output.length - 60);
   };
-  child.stdout?.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const { child, exited } = startNodeProcess({
+    args,
+    env,
+    stdout,
+    onOutput: keep,
+  });
+  if (typeof stdout === 'number') closeSync(stdout);
   let exit;
   exited.then((value) => (exit = value));
 
