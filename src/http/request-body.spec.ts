@@ -1,4 +1,6 @@
-import { bodyLimitBytes } from './request-body.js';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { bodyLimitBytes, readBody } from './request-body.js';
 
 describe('bodyLimitBytes', () => {
   it.each([
@@ -9,5 +11,28 @@ describe('bodyLimitBytes', () => {
     ['1mb', 1_048_576],
   ])('reads %s as %i bytes', (limit, bytes) => {
     expect(bodyLimitBytes(limit)).toBe(bytes);
+  });
+});
+
+function requestOf(...chunks: string[]): IncomingMessage {
+  const stream = Readable.from(chunks.map((chunk) => Buffer.from(chunk)));
+  return Object.assign(stream, {
+    complete: true,
+  }) as unknown as IncomingMessage;
+}
+
+describe('readBody', () => {
+  it('reads the whole body', async () => {
+    await expect(
+      readBody(requestOf('{"id":', '1}'), 1024, '1kb'),
+    ).resolves.toEqual(Buffer.from('{"id":1}'));
+  });
+
+  it('fails at once, instead of waiting forever, when another parser has read the body', async () => {
+    const request = requestOf('{"id":1}');
+    for await (const chunk of request) void chunk;
+    await expect(readBody(request, 1024, '1kb')).rejects.toThrow(
+      /already read by another body parser/,
+    );
   });
 });

@@ -37,6 +37,16 @@ export function readBody(
   limit: number,
   limitText: string,
 ): Promise<Buffer> {
+  // A host application that kept Express's own body parser has read the stream already:
+  // waiting for its end would hang the request, so the misconfiguration is a 500, logged.
+  if (request.readableEnded) {
+    return Promise.reject(
+      new Error(
+        'The request body was already read by another body parser: create the ' +
+          'application with bodyParser: false (see the README, "Using the modules").',
+      ),
+    );
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
