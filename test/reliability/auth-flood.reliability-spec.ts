@@ -11,6 +11,7 @@ import {
   startService,
   TOKEN,
 } from './support/scenario.js';
+import { percentile } from './support/percentile.js';
 
 const FLOOD_CLIENTS = 48;
 const VALID_CLIENTS = 8;
@@ -18,14 +19,6 @@ const PHASE_MS = 5_000;
 const LOOKUP_CONCURRENCY = 2;
 // Under the default AUTH_FAILURE_LIMIT (30): no flood address is ever blocked.
 const REQUESTS_PER_ADDRESS = 20;
-
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (
-    sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ??
-    Number.NaN
-  );
-}
 
 /** One refused POST through `agent`; resolves to its status (0: no answer). */
 function post(url: string, agent: Agent, token: string): Promise<number> {

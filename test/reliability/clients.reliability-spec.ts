@@ -13,14 +13,7 @@ import {
   startService,
   TOKEN,
 } from './support/scenario.js';
-
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (
-    sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ??
-    Number.NaN
-  );
-}
+import { percentile } from './support/percentile.js';
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 
