@@ -1,19 +1,21 @@
 import type { ServerResponse } from 'node:http';
-import { defaultMessage } from '../errors/api-error.js';
+import type { ApiError } from '../errors/api-error.js';
 import { ErrorBody } from '../errors/error-body.dto.js';
 
 /**
- * The Error body for answers given before Express sees the request (protocol checks that
- * Node would otherwise answer with an empty body). The connection closes: a request
- * refused at this level may carry a body nobody will read.
+ * An ApiError answered before Express sees the request (protocol checks that Node would
+ * otherwise answer with an empty body, load shedding that must cost less than a create),
+ * with its status, Error body and headers (Retry-After, ...) as the filter would send them.
+ * The connection closes: a request refused at this level may carry a body nobody will read.
  */
 export function writeErrorAnswer(
   response: ServerResponse,
-  status: number,
-  message: string = defaultMessage(status),
+  error: ApiError,
 ): void {
-  const body = JSON.stringify(new ErrorBody(status, message));
+  const status = error.getStatus();
+  const body = JSON.stringify(new ErrorBody(status, error.message));
   response.writeHead(status, {
+    ...error.headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     Connection: 'close',

@@ -5,6 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { HttpStatus } from '@nestjs/common';
+import { ApiError } from '../errors/api-error.js';
 import { writeErrorAnswer } from './error-answer.js';
 import { holdContinue } from './expect-continue.js';
 import { closeConnectionIfBodyUnread } from './unread-body.js';
@@ -21,8 +22,7 @@ function refuseWithoutHost(
   if (!lacksHost(request)) return false;
   writeErrorAnswer(
     response,
-    HttpStatus.BAD_REQUEST,
-    'An HTTP/1.1 request must carry a Host header.',
+    ApiError.badRequest('An HTTP/1.1 request must carry a Host header.'),
   );
   return true;
 }
@@ -55,8 +55,10 @@ export function answerExpectations(server: Server): void {
     if (refuseWithoutHost(request, response)) return;
     writeErrorAnswer(
       response,
-      HttpStatus.EXPECTATION_FAILED,
-      'Only the expectation 100-continue is supported.',
+      new ApiError(
+        HttpStatus.EXPECTATION_FAILED,
+        'Only the expectation 100-continue is supported.',
+      ),
     );
   });
 }

@@ -3,7 +3,7 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError } from '../errors/api-error.js';
-import { ErrorBody } from '../errors/error-body.dto.js';
+import { writeErrorAnswer } from '../http/error-answer.js';
 import { PlantsRepository } from './plants.repository.js';
 
 type RequestListener = (
@@ -24,26 +24,12 @@ type RequestListener = (
 @Injectable()
 export class CreateAdmission implements OnApplicationBootstrap {
   private inProgress = 0;
-  private readonly refusal: { headers: Record<string, string>; body: string };
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly plants: PlantsRepository,
     @InjectEnvironment() private readonly env: Environment,
-  ) {
-    const overloaded = ApiError.overloaded();
-    const body = JSON.stringify(
-      new ErrorBody(overloaded.getStatus(), overloaded.message),
-    );
-    this.refusal = {
-      body,
-      headers: {
-        ...overloaded.headers,
-        'Content-Type': 'application/json; charset=utf-8',
-        'Content-Length': String(Buffer.byteLength(body)),
-      },
-    };
-  }
+  ) {}
 
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as
@@ -67,10 +53,8 @@ export class CreateAdmission implements OnApplicationBootstrap {
       this.inProgress >= this.env.CREATE_CONCURRENCY_LIMIT ||
       this.plants.isOverloaded
     ) {
-      // The body is not read, so the connection cannot carry a next request.
-      response.shouldKeepAlive = false;
-      response.writeHead(503, this.refusal.headers);
-      response.end(this.refusal.body);
+      // The body is not read, so the connection closes (writeErrorAnswer says so).
+      writeErrorAnswer(response, ApiError.overloaded());
       return false;
     }
     this.inProgress += 1;
