@@ -1,5 +1,12 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import {
+  type ArgumentMetadata,
+  type PipeTransform,
+  type Type,
+  ValidationError,
+  ValidationPipe,
+} from '@nestjs/common';
 import { ApiError } from '../errors/api-error.js';
+import { ValidationPlan } from './validation-plan.js';
 
 /** One sentence naming each failing field and its rule; never the value that was sent. */
 export function describeValidationErrors(errors: ValidationError[]): string {
@@ -14,8 +21,35 @@ export function describeValidationErrors(errors: ValidationError[]): string {
  * Validates @Body() DTOs. Strict: no implicit conversion, so "12" is not 12. Properties
  * the DTO does not declare are dropped (whitelist) rather than refused, as the contract
  * asks: unknown keys are ignored, never stored, never echoed.
+ *
+ * A body its DTO's compiled plan accepts is done there; everything else, every refusal
+ * included, goes through Nest's ValidationPipe, which decides and words the answer.
  */
-export function createValidationPipe(): ValidationPipe {
+export class DtoValidationPipe implements PipeTransform {
+  private readonly plans = new Map<
+    Type<object>,
+    ValidationPlan<object> | undefined
+  >();
+
+  constructor(private readonly validationPipe: ValidationPipe) {}
+
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    const accepted =
+      metadata.type === 'body' && metadata.metatype !== undefined
+        ? this.planFor(metadata.metatype as Type<object>)?.accept(value)
+        : undefined;
+    return accepted ?? this.validationPipe.transform(value, metadata);
+  }
+
+  private planFor(metatype: Type<object>): ValidationPlan<object> | undefined {
+    if (!this.plans.has(metatype))
+      this.plans.set(metatype, ValidationPlan.compile(metatype));
+    return this.plans.get(metatype);
+  }
+}
+
+/** Nest's ValidationPipe as the service configures it: what a plan must agree with. */
+export function createClassValidatorPipe(): ValidationPipe {
   return new ValidationPipe({
     transform: true,
     transformOptions: { enableImplicitConversion: false },
@@ -27,4 +61,8 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) =>
       ApiError.badRequest(describeValidationErrors(errors)),
   });
+}
+
+export function createValidationPipe(): DtoValidationPipe {
+  return new DtoValidationPipe(createClassValidatorPipe());
 }
