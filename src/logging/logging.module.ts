@@ -1,12 +1,15 @@
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Module } from '@nestjs/common';
+import {
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+} from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
-import { destination } from 'pino';
-import type { Options } from 'pino-http';
+import { destination, type LoggerOptions } from 'pino';
 import { Environment } from '../config/environment.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
-import { routeLabel } from '../http/route-label.js';
+import { requestIdOf } from '../http/request-id.js';
+import { RequestLogMiddleware } from './request-log.middleware.js';
 
 const PINO_LEVELS: Record<Environment['LOG_LEVEL'], string> = {
   fatal: 'fatal',
@@ -22,13 +25,14 @@ const LOG_FLUSH_INTERVAL_MS = 100;
 // About twenty request lines per write(2) under load.
 const LOG_WRITE_BATCH_BYTES = 8192;
 
-// Wherever a header object may be logged, its credentials are not.
+// Wherever a header object may be logged, its credentials are not. A request or an answer
+// logged as `req` or `res` goes through the serializers below, which write no headers.
 const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
   'headers.authorization',
+  'headers.cookie',
+  'headers["set-cookie"]',
   'authorization',
+  'cookie',
   'token',
 ];
 
@@ -58,52 +62,21 @@ function pathOf(url: string | undefined): string {
 export function loggerParams(env: Environment): Params {
   const pretty = wantsPrettyOutput(env);
   const params: Params = {
+    // The request log is RequestLogMiddleware's; pino-http's middleware is not mounted.
+    forRoutes: [],
     pinoHttp: {
       level: PINO_LEVELS[env.LOG_LEVEL],
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      genReqId: (request: IncomingMessage, response: ServerResponse) => {
-        const id = requestIdOf(request);
-        response.setHeader(REQUEST_ID_HEADER, id);
-        return id;
-      },
-      // The serializers below read the raw request and response: pino-http's wrappers
-      // would first build pino's standard request and response objects for them to read
-      // three fields from, copying every response header per request (bench/RESULTS.md).
-      wrapSerializers: false,
+      // What a request or an answer is in any log line: never its headers.
       serializers: {
-        req: (request: IncomingMessage & { id?: string }) => ({
-          id: request.id,
+        req: (request: IncomingMessage) => ({
+          id: requestIdOf(request),
           method: request.method,
           path: pathOf(request.url),
         }),
         res: (response: ServerResponse) => ({
           statusCode: response.statusCode,
         }),
-      },
-      // One line per request: its route template (not the raw path) once Express matched it.
-      customSuccessObject: (
-        request,
-        _response,
-        line: Record<string, unknown>,
-      ) => ({
-        ...line,
-        route: routeLabel(request),
-      }),
-      // pino-http adds a made-up "failed with status code" error to these lines; the real
-      // one, with its stack, is logged once by the exception filter.
-      customErrorObject: (
-        request,
-        _response,
-        _error,
-        { err: _madeUp, ...line }: Record<string, unknown>,
-      ) => ({
-        ...line,
-        route: routeLabel(request),
-      }),
-      // A 503 is the database being away, answered as designed: a warning, not an error.
-      customLogLevel: (_request, response, error) => {
-        if (error !== undefined || response.statusCode === 500) return 'error';
-        return response.statusCode >= 500 ? 'warn' : 'info';
       },
       ...(pretty
         ? {
@@ -124,7 +97,7 @@ export function loggerParams(env: Environment): Params {
     : {
         ...params,
         pinoHttp: [
-          params.pinoHttp as Options,
+          params.pinoHttp as LoggerOptions,
           destination({
             dest: 1,
             sync: false,
@@ -142,5 +115,10 @@ export function loggerParams(env: Environment): Params {
       useFactory: loggerParams,
     }),
   ],
+  providers: [RequestLogMiddleware],
 })
-export class LoggingModule {}
+export class LoggingModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestLogMiddleware).forRoutes('{*path}');
+  }
+}
