@@ -6,18 +6,23 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 // Accept a caller's id only if it cannot smuggle anything into a log line or a header.
 const SANE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-const assigned = new WeakMap<IncomingMessage, string>();
+const REQUEST_ID_KEY = REQUEST_ID_HEADER.toLowerCase();
+// Kept on the request itself: a WeakMap entry per request is extra work for every
+// garbage collection while the request lives.
+const assigned = Symbol('request id');
+
+type IdentifiedRequest = IncomingMessage & { [assigned]?: string };
 
 /** The id that ties a request to its log lines: the caller's if it is sane, else a new one. */
-export function requestIdOf(request: IncomingMessage): string {
-  let id = assigned.get(request);
+export function requestIdOf(request: IdentifiedRequest): string {
+  let id = request[assigned];
   if (id === undefined) {
-    const given = request.headers[REQUEST_ID_HEADER.toLowerCase()];
+    const given = request.headers[REQUEST_ID_KEY];
     id =
       typeof given === 'string' && SANE_REQUEST_ID.test(given)
         ? given
         : randomUUID();
-    assigned.set(request, id);
+    request[assigned] = id;
   }
   return id;
 }

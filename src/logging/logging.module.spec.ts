@@ -1,16 +1,17 @@
 import type { IncomingMessage } from 'node:http';
-import { pino, type LoggerOptions } from 'pino';
+import { pino } from 'pino';
+import type { Options } from 'pino-http';
 import { validateEnvironment } from '../config/environment.js';
 import { loggerParams } from './logging.module.js';
 
 function optionsFor(env: Record<string, string>): {
-  options: LoggerOptions;
+  options: Options;
   stream: unknown;
 } {
   const { pinoHttp } = loggerParams(validateEnvironment(env));
   return Array.isArray(pinoHttp)
-    ? { options: pinoHttp[0] as LoggerOptions, stream: pinoHttp[1] }
-    : { options: pinoHttp as LoggerOptions, stream: undefined };
+    ? { options: pinoHttp[0] as Options, stream: pinoHttp[1] }
+    : { options: pinoHttp as Options, stream: undefined };
 }
 
 describe('loggerParams', () => {

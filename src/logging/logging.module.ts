@@ -6,7 +6,8 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
-import { destination, type LoggerOptions } from 'pino';
+import { destination } from 'pino';
+import type { Options } from 'pino-http';
 import { Environment } from '../config/environment.js';
 import { requestIdOf } from '../http/request-id.js';
 import { RequestLogMiddleware } from './request-log.middleware.js';
@@ -67,7 +68,10 @@ export function loggerParams(env: Environment): Params {
     pinoHttp: {
       level: PINO_LEVELS[env.LOG_LEVEL],
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      // What a request or an answer is in any log line: never its headers.
+      // What a request or an answer is in any log line: never its headers. The serializers
+      // read the raw objects: pino-http (which builds nestjs-pino's root logger) would
+      // otherwise first copy each into pino's standard shape, every response header included.
+      wrapSerializers: false,
       serializers: {
         req: (request: IncomingMessage) => ({
           id: requestIdOf(request),
@@ -97,7 +101,7 @@ export function loggerParams(env: Environment): Params {
     : {
         ...params,
         pinoHttp: [
-          params.pinoHttp as LoggerOptions,
+          params.pinoHttp as Options,
           destination({
             dest: 1,
             sync: false,
