@@ -1,11 +1,11 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { answerClientErrorsWithErrorBody } from './http/client-error.handler.js';
 import { TimedExpressAdapter } from './http/http-server.adapter.js';
+import { SECURITY_HEADERS, securityHeaders } from './http/security-headers.js';
 import { setupOpenApi } from './openapi/openapi.js';
 
 function enableCors(
@@ -48,13 +48,7 @@ export async function createApp(
   app.disable('x-powered-by');
   // Every answer is a fresh POST result: hashing it for an ETag is work nobody uses.
   app.set('etag', false);
-  // An API on plain HTTP behind a TLS proxy: no upgrade-insecure-requests, which would
-  // break Swagger UI on http://localhost.
-  app.use(
-    helmet({
-      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
-    }),
-  );
+  app.use(securityHeaders(SECURITY_HEADERS));
   enableCors(app, env.CORS_ORIGINS);
   answerClientErrorsWithErrorBody(app.getHttpServer());
   setupOpenApi(app);
