@@ -8,8 +8,14 @@
 // `--no-production-flags` leaves the former out.
 //
 //   node bench/quick-check.mjs [--connections 64] [--seconds 10] [--runs 2]
-//                              [--no-production-flags] [-- node flags...]
+//                              [--no-production-flags] [--versus SPEC] [-- node flags...]
 //   LOG_LEVEL=warn node bench/quick-check.mjs -- --max-old-space-size=160
+//
+// --versus adds a second service, B, measured in the same rounds (the order of the two
+// alternates) and compared with the first, A: for changes smaller than the noise between
+// single checks. SPEC is "node flags|build directory", either part optional:
+//   node bench/quick-check.mjs --runs 5 '--versus=--max-semi-space-size=32 --heap-growing-percent=50'
+//   node bench/quick-check.mjs --runs 5 '--versus=|/tmp/other-build/dist'
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,12 +46,25 @@ const { values, positionals } = parseArgs({
     runs: { type: 'string', default: '2' },
     // Without the flags of `npm run start:prod`: to measure what they buy.
     'no-production-flags': { type: 'boolean', default: false },
+    versus: { type: 'string' },
   },
 });
 const nodeFlags = [
   ...(values['no-production-flags'] ? [] : productionNodeFlags(ROOT)),
   ...positionals,
 ];
+/** "flags|dist": the Node flags and the build directory of the service B. */
+function variant(spec) {
+  const [flags = '', dist = ''] = spec.split('|');
+  return {
+    nodeFlags: flags.trim() === '' ? [] : flags.trim().split(/\s+/),
+    main: join(
+      dist.trim() === '' ? join(ROOT, 'dist') : dist.trim(),
+      'main.js',
+    ),
+  };
+}
+const versus = values.versus === undefined ? undefined : variant(values.versus);
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
 const log = (message) => process.stderr.write(`[check] ${message}\n`);
@@ -64,7 +83,7 @@ async function start(name, args, env) {
       PORT: String(port),
       ...env,
     },
-    logFile: name === 'service' ? SERVICE_LOG : undefined,
+    logFile: name.startsWith('service') ? SERVICE_LOG : undefined,
   });
 }
 
@@ -104,6 +123,7 @@ async function main() {
   const token = newToken();
   const common = { DATABASE_URL: database.url, API_TOKENS: token };
   let service;
+  let serviceB;
   let baseline;
   try {
     // The service first: its migration creates the table the baseline expects.
@@ -112,6 +132,12 @@ async function main() {
       [...nodeFlags, join(ROOT, 'dist/main.js')],
       common,
     );
+    if (versus !== undefined)
+      serviceB = await start(
+        'service B',
+        [...versus.nodeFlags, versus.main],
+        common,
+      );
     baseline = await start(
       'baseline',
       [join(BENCH, 'baseline-server.mjs')],
@@ -123,22 +149,44 @@ async function main() {
     );
     const ctx = { pool, token, workload: createWorkload() };
     const ratios = { rps: [], cpuMs: [], p50: [] };
+    const ratiosB = { rps: [], cpuMs: [], p50: [], versusA: [] };
     for (let round = 0; round < Number(values.runs); round += 1) {
       const b = await measure(ctx, baseline);
+      // With a service B, the order of A and B alternates from round to round.
+      const bFirst = serviceB !== undefined && round % 2 === 1;
+      const sB0 = bFirst ? await measure(ctx, serviceB) : undefined;
       const s = await measure(ctx, service);
+      const sB =
+        sB0 ??
+        (serviceB === undefined ? undefined : await measure(ctx, serviceB));
       for (const key of Object.keys(ratios)) ratios[key].push(s[key] / b[key]);
       process.stdout.write(
         `round ${round + 1}: ${show('baseline', b)}\n         ${show('service', s)}\n` +
           `         service/baseline: req/s ${(s.rps / b.rps).toFixed(2)}x, CPU/req ${(s.cpuMs / b.cpuMs).toFixed(2)}x, p50 ${(s.p50 / b.p50).toFixed(2)}x\n`,
       );
+      if (sB !== undefined) {
+        for (const key of Object.keys(ratios))
+          ratiosB[key].push(sB[key] / b[key]);
+        ratiosB.versusA.push(sB.cpuMs / s.cpuMs);
+        process.stdout.write(
+          `         ${show('B', sB)}\n` +
+            `         B/baseline: req/s ${(sB.rps / b.rps).toFixed(2)}x, CPU/req ${(sB.cpuMs / b.cpuMs).toFixed(2)}x; B/A CPU/req ${(sB.cpuMs / s.cpuMs).toFixed(3)}\n`,
+        );
+      }
     }
     process.stdout.write(
       `median of rounds: req/s ${median(ratios.rps).toFixed(2)}x, CPU/req ${median(ratios.cpuMs).toFixed(2)}x, ` +
         `p50 ${median(ratios.p50).toFixed(2)}x; service peak RSS ${highWaterMb(service.pid).toFixed(0)} MB (lifetime), ` +
         `baseline ${highWaterMb(baseline.pid).toFixed(0)} MB\n`,
     );
+    if (serviceB !== undefined)
+      process.stdout.write(
+        `B: median req/s ${median(ratiosB.rps).toFixed(2)}x, CPU/req ${median(ratiosB.cpuMs).toFixed(2)}x the baseline; ` +
+          `B/A CPU/req ${median(ratiosB.versusA).toFixed(3)} (each round: ${ratiosB.versusA.map((r) => r.toFixed(2)).join(' ')}); ` +
+          `B peak RSS ${highWaterMb(serviceB.pid).toFixed(0)} MB (lifetime)\n`,
+      );
   } finally {
-    await Promise.all([service?.stop(), baseline?.stop()]);
+    await Promise.all([service?.stop(), serviceB?.stop(), baseline?.stop()]);
     await pool.end();
     await database.close();
   }
