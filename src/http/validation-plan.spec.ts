@@ -1,4 +1,5 @@
 import type { ArgumentMetadata } from '@nestjs/common';
+import { Expose, Transform } from 'class-transformer';
 import { IsOptional, IsString, ValidateNested } from 'class-validator';
 import fc from 'fast-check';
 import { NewPlant } from '../plants/dto/new-plant.dto.js';
@@ -114,6 +115,27 @@ describe('ValidationPlan (compiled from class-validator metadata)', () => {
     expect(accepted).toBeInstanceOf(NewPlant);
     expect(accepted).toEqual({ id: 2n ** 63n - 1n, name: 'Fern' });
     expect(Object.hasOwn(accepted!, 'extra')).toBe(false);
+  });
+
+  it('is not made for a class class-transformer shapes, whose decorators the pipe still applies', async () => {
+    class Trimmed {
+      @Transform(({ value }: { value: unknown }) =>
+        typeof value === 'string' ? value.trim() : value,
+      )
+      @IsString()
+      name!: string;
+    }
+    class Renamed {
+      @Expose({ name: 'plant_name' })
+      @IsString()
+      name!: string;
+    }
+    expect(ValidationPlan.compile(Trimmed)).toBeUndefined();
+    expect(ValidationPlan.compile(Renamed)).toBeUndefined();
+    const pipe = createValidationPipe();
+    await expect(
+      pipe.transform({ name: '  Fern  ' }, body(Trimmed)),
+    ).resolves.toEqual(Object.assign(new Trimmed(), { name: 'Fern' }));
   });
 
   it('is not made for rules beyond plain checks, which class-validator keeps', async () => {

@@ -1,4 +1,7 @@
 import type { Type } from '@nestjs/common';
+import { TransformationType } from 'class-transformer';
+// class-transformer's decorators write here; its index does not re-export it.
+import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import {
   getFromContainer,
   getMetadataStorage,
@@ -57,11 +60,37 @@ function isPlainRule(metadata: ValidationMetadata): boolean {
 }
 
 /**
+ * Whether class-transformer would do more than copy the plain values: a @Type, @Transform,
+ * @Expose or @Exclude on the class would make the instance differ from the plan's copy.
+ */
+function isShapedByClassTransformer(
+  metatype: Type<object>,
+  properties: readonly string[],
+): boolean {
+  const storage = defaultMetadataStorage;
+  return (
+    storage.getStrategy(metatype) !== 'none' ||
+    storage.getExposedMetadatas(metatype).length > 0 ||
+    storage.getExcludedMetadatas(metatype).length > 0 ||
+    properties.some(
+      (property) =>
+        storage.findTypeMetadata(metatype, property) !== undefined ||
+        storage.findTransformMetadatas(
+          metatype,
+          property,
+          TransformationType.PLAIN_TO_CLASS,
+        ).length > 0,
+    )
+  );
+}
+
+/**
  * The valid case of a DTO's class-validator rules, compiled once: the rules, and the
  * functions they call, are class-validator's own (read from its metadata), so they cannot
  * drift from the decorators. What the plan cannot decide alone it declines, and Nest's
  * ValidationPipe decides: a refusal (which needs class-validator's messages), a value that
- * is not a plain object of primitives, a class with rules beyond isPlainRule.
+ * is not a plain object of primitives, a class with rules beyond isPlainRule or shaped by
+ * class-transformer's decorators.
  *
  * Why: the pipe's general path (class-transformer's copy, class-validator's metadata
  * lookup, grouping and error objects per call) was a fifth of the bytes allocated per
@@ -99,6 +128,7 @@ export class ValidationPlan<T extends object> {
         ),
     }));
     const properties = [...new Set(rules.map((rule) => rule.property))];
+    if (isShapedByClassTransformer(metatype, properties)) return undefined;
     return new ValidationPlan(metatype, properties, rules);
   }
 
