@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { ApiError } from '../errors/api-error.js';
 import {
   ApiTokensService,
   MANAGED_TOKEN_PREFIX,
 } from './api-tokens.service.js';
-import {
-  ConcurrencyLimit,
-  ConcurrencyLimitFullError,
-} from './concurrency-limit.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 import { findTokenHash, hashToken } from './token-hash.js';
 import {
@@ -21,9 +17,6 @@ import { TtlCache } from './ttl-cache.js';
 const CACHE_MAX_ENTRIES = 10_000;
 // Hashes once found valid: no more than the table's live tokens, so a small bound does.
 const KNOWN_MAX_ENTRIES = 10_000;
-// Unknown tokens waiting for a look-up slot, per slot: enough to absorb a burst of new
-// tokens, few enough that a flood cannot hold requests (and their memory) without end.
-const UNKNOWN_LOOKUPS_WAITING_PER_SLOT = 16;
 
 interface LookedUpToken {
   name: string;
@@ -36,8 +29,7 @@ interface LookedUpToken {
  * TOKEN_CACHE_TTL_MS so the hot path does not query per request: a revocation takes
  * effect within that time, an expiry at once (the cached entry carries the expiry).
  * What a flood of unknown tokens can cost the database is bounded: their look-ups run at
- * most TOKEN_LOOKUP_CONCURRENCY at a time, at most UNKNOWN_LOOKUPS_WAITING_PER_SLOT times
- * as many wait (past that: 503, retry later), and none at all run for a suspect caller.
+ * most TOKEN_LOOKUP_CONCURRENCY at a time, and none at all for a suspect caller.
  */
 @Injectable()
 export class ApiTokenVerifier extends TokenVerifier {
@@ -59,10 +51,7 @@ export class ApiTokenVerifier extends TokenVerifier {
     super();
     this.found = new TtlCache(env.TOKEN_CACHE_TTL_MS, CACHE_MAX_ENTRIES);
     this.notFound = new TtlCache(env.TOKEN_CACHE_TTL_MS, CACHE_MAX_ENTRIES);
-    this.unknownLookUps = new ConcurrencyLimit(
-      env.TOKEN_LOOKUP_CONCURRENCY,
-      env.TOKEN_LOOKUP_CONCURRENCY * UNKNOWN_LOOKUPS_WAITING_PER_SLOT,
-    );
+    this.unknownLookUps = new ConcurrencyLimit(env.TOKEN_LOOKUP_CONCURRENCY);
   }
 
   async verify(
@@ -97,13 +86,7 @@ export class ApiTokenVerifier extends TokenVerifier {
       if (suspect && !known) return null;
       const query = known
         ? this.query(hash)
-        : this.unknownLookUps
-            .run(() => this.query(hash))
-            .catch((error: unknown) => {
-              if (error instanceof ConcurrencyLimitFullError)
-                throw ApiError.overloaded();
-              throw error;
-            });
+        : this.unknownLookUps.run(() => this.query(hash));
       lookup = query.finally(() => this.pending.delete(key));
       this.pending.set(key, lookup);
     }
