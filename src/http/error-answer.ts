@@ -3,14 +3,22 @@ import type { ApiError } from '../errors/api-error.js';
 import { ErrorBody } from '../errors/error-body.dto.js';
 
 /**
+ * What becomes of the connection after the answer: 'close' when the request may carry a
+ * body nobody will read (a client declaring a gigabyte would otherwise hold it), 'keep'
+ * when the caller has the body read and discarded (a small one), so that the client does
+ * not pay, nor make the service pay, a new connection for its next request.
+ */
+export type ConnectionAfterAnswer = 'close' | 'keep';
+
+/**
  * An ApiError answered before Express sees the request (protocol checks that Node would
  * otherwise answer with an empty body, load shedding that must cost less than a create),
  * with its status, Error body and headers (Retry-After, ...) as the filter would send them.
- * The connection closes: a request refused at this level may carry a body nobody will read.
  */
 export function writeErrorAnswer(
   response: ServerResponse,
   error: ApiError,
+  connection: ConnectionAfterAnswer = 'close',
 ): void {
   const status = error.getStatus();
   const body = JSON.stringify(new ErrorBody(status, error.message));
@@ -18,7 +26,7 @@ export function writeErrorAnswer(
     ...error.headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
-    Connection: 'close',
+    ...(connection === 'close' ? { Connection: 'close' } : {}),
   });
   response.end(body);
 }

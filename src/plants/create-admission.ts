@@ -3,7 +3,11 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError } from '../errors/api-error.js';
-import { writeErrorAnswer } from '../http/error-answer.js';
+import {
+  type ConnectionAfterAnswer,
+  writeErrorAnswer,
+} from '../http/error-answer.js';
+import { bodyLimitBytes, declaredLength } from '../http/request-body.js';
 import { PlantsRepository } from './plants.repository.js';
 
 type RequestListener = (
@@ -15,21 +19,25 @@ type RequestListener = (
  * Load shedding for POST /plants, decided before any other work. Past its capacity the
  * service's main thread is the limit (bench/RESULTS.md): every create taken makes all the
  * others later, and arrivals wait in the kernel's socket buffers where no queue bound can
- * see them. So creates in progress are bounded (CREATE_CONCURRENCY_LIMIT), and so is the
- * insert queue (PlantsRepository.isOverloaded); past either, a create is answered 503
- * with Retry-After at once, by a listener in front of Express: a refusal must cost a small
- * fraction of a create, or refusing would itself eat the capacity. Other routes (health,
- * metrics, documentation) are never refused.
+ * see them. So a create is answered 503 with Retry-After at once, by a listener in front
+ * of Express, when creates in progress reach CREATE_CONCURRENCY_LIMIT or when the insert
+ * queue is overloaded (PlantsRepository.isOverloaded). A refusal must cost a small
+ * fraction of a create, or refusing would itself eat the capacity: so it keeps the
+ * connection open when the body is small enough to discard (a reconnect costs the same
+ * thread an accept and a handshake). Other routes (health, metrics, documentation) are never refused.
  */
 @Injectable()
 export class CreateAdmission implements OnApplicationBootstrap {
   private inProgress = 0;
+  private readonly bodyLimit: number;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly plants: PlantsRepository,
     @InjectEnvironment() private readonly env: Environment,
-  ) {}
+  ) {
+    this.bodyLimit = bodyLimitBytes(env.BODY_LIMIT);
+  }
 
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as
@@ -53,12 +61,35 @@ export class CreateAdmission implements OnApplicationBootstrap {
       this.inProgress >= this.env.CREATE_CONCURRENCY_LIMIT ||
       this.plants.isOverloaded
     ) {
-      // The body is not read, so the connection closes (writeErrorAnswer says so).
-      writeErrorAnswer(response, ApiError.overloaded());
+      this.refuse(request, response);
       return false;
     }
     this.inProgress += 1;
     response.once('close', () => (this.inProgress -= 1));
     return true;
+  }
+
+  private refuse(request: IncomingMessage, response: ServerResponse): void {
+    const connection = this.connectionAfterRefusal(request);
+    // Read and dropped, so that the connection can carry the client's next request.
+    if (connection === 'keep') request.resume();
+    writeErrorAnswer(response, ApiError.overloaded(), connection);
+  }
+
+  /**
+   * Kept when the body is declared and small (at most BODY_LIMIT): reading it costs less
+   * than a new connection. Closed when it is chunked (no size known), larger, or waits for
+   * `100 Continue` (the client may never send it).
+   */
+  private connectionAfterRefusal(
+    request: IncomingMessage,
+  ): ConnectionAfterAnswer {
+    if (
+      request.headers['transfer-encoding'] !== undefined ||
+      request.headers.expect !== undefined
+    )
+      return 'close';
+    const length = declaredLength(request) ?? 0;
+    return length <= this.bodyLimit ? 'keep' : 'close';
   }
 }

@@ -1,0 +1,134 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HttpAdapterHost } from '@nestjs/core';
+import {
+  isWholeResponse,
+  parseResponse,
+  RawConnection,
+} from '../../test/support/raw-http.js';
+import type { Environment } from '../config/environment.js';
+import { CreateAdmission } from './create-admission.js';
+import type { PlantsRepository } from './plants.repository.js';
+
+const BODY = '{"id":1,"name":"Fern"}';
+const OVERLOADED = JSON.stringify({
+  error: 503,
+  message: 'The service is overloaded; retry later.',
+});
+
+const create = (headers: string, body = BODY): string =>
+  `POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}\r\n${body}`;
+const withLength = (body = BODY): string =>
+  create(`Content-Length: ${Buffer.byteLength(body)}\r\n`, body);
+
+/** Whether `text` holds `count` whole responses, one after the other. */
+function holdsResponses(text: string, count: number): boolean {
+  let rest = text;
+  for (let index = 0; index < count; index += 1) {
+    if (!isWholeResponse(rest)) return false;
+    const head = rest.indexOf('\r\n\r\n');
+    const length = Number(/content-length: *(\d+)/i.exec(rest)?.[1]);
+    rest = rest.slice(head + 4 + length);
+  }
+  return true;
+}
+
+describe('CreateAdmission', () => {
+  let server: Server;
+  let port: number;
+  let overloaded: boolean;
+  let admission: CreateAdmission;
+
+  beforeEach(async () => {
+    overloaded = true;
+    // Stands in for Express: whatever is admitted is answered 200.
+    server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.end('admitted'));
+    });
+    // As the service's server does (protocol-checks.ts): no automatic 100 Continue.
+    server.on('checkContinue', (request, response) =>
+      server.emit('request', request, response),
+    );
+    const plants = {
+      get isOverloaded() {
+        return overloaded;
+      },
+    } as PlantsRepository;
+    admission = new CreateAdmission(
+      { httpAdapter: { getHttpServer: () => server } } as HttpAdapterHost,
+      plants,
+      {
+        BODY_LIMIT: '1kb',
+        CREATE_CONCURRENCY_LIMIT: 100,
+      } as Environment,
+    );
+    admission.onApplicationBootstrap();
+    await new Promise<void>((resolve) =>
+      server.listen(0, '127.0.0.1', resolve),
+    );
+    port = (server.address() as AddressInfo).port;
+  });
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('refuses a create with 503 and Retry-After, and keeps the connection for the next request when the body is small', async () => {
+    const connection = await RawConnection.open(port);
+    connection.write(withLength());
+    connection.write(withLength());
+    const text = await connection.until((received) =>
+      holdsResponses(received, 2),
+    );
+    const first = parseResponse(text.slice(0, text.indexOf('}') + 1));
+    expect(first.status).toBe(503);
+    expect(first.headers['retry-after']).toBe('2');
+    expect(first.headers.connection).toBe('keep-alive');
+    expect(first.body).toBe(OVERLOADED);
+
+    // The same connection still carries requests: a create once the load is gone.
+    overloaded = false;
+    connection.write(withLength());
+    const again = await connection.until((received) =>
+      holdsResponses(received, 3),
+    );
+    expect(again.endsWith('admitted')).toBe(true);
+    expect(connection.socket.destroyed).toBe(false);
+    connection.socket.destroy();
+  });
+
+  it.each([
+    ['declares a body over BODY_LIMIT', 'Content-Length: 2048\r\n', BODY],
+    [
+      'is chunked (no size known)',
+      'Transfer-Encoding: chunked\r\n',
+      `${BODY.length.toString(16)}\r\n${BODY}\r\n`,
+    ],
+    [
+      'waits for 100 Continue',
+      `Expect: 100-continue\r\nContent-Length: ${BODY.length}\r\n`,
+      '',
+    ],
+  ])(
+    'refuses a create whose body it would not read (one that %s) and closes the connection',
+    async (_case, headers, body) => {
+      const connection = await RawConnection.open(port);
+      connection.write(create(headers, body));
+      const answer = parseResponse(await connection.closed);
+      expect(answer.status).toBe(503);
+      expect(answer.headers.connection).toBe('close');
+      expect(answer.body).toBe(OVERLOADED);
+    },
+  );
+
+  it('never refuses other routes', async () => {
+    const connection = await RawConnection.open(port);
+    connection.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const text = await connection.until((received) =>
+      holdsResponses(received, 1),
+    );
+    expect(parseResponse(text).status).toBe(200);
+    connection.socket.destroy();
+  });
+});
