@@ -24,7 +24,8 @@ type RequestListener = (
  * queue is overloaded (PlantsRepository.isOverloaded). A refusal must cost a small
  * fraction of a create, or refusing would itself eat the capacity: so it keeps the
  * connection open when the body is small enough to discard (a reconnect costs the same
- * thread an accept and a handshake). Other routes (health, metrics, documentation) are never refused.
+ * thread an accept and a handshake). Other routes (health, metrics, documentation) are
+ * never refused.
  */
 @Injectable()
 export class CreateAdmission implements OnApplicationBootstrap {
