@@ -52,14 +52,9 @@ export class MetricsService {
       help: string,
       read: (pool: Pool) => number,
     ) =>
-      new Gauge({
-        name,
-        help,
-        registers: [this.registry],
-        collect() {
-          const current = pool();
-          if (current !== undefined) this.set(read(current));
-        },
+      this.gauge(name, help, () => {
+        const current = pool();
+        return current === undefined ? undefined : read(current);
       });
     poolGauge(
       'db_pool_connections',
@@ -76,6 +71,19 @@ export class MetricsService {
       'Queries waiting for a connection',
       (p) => p.waitingCount,
     );
+  }
+
+  /** A gauge read when the metrics are scraped: `read` answers undefined to leave it as it is. */
+  gauge(name: string, help: string, read: () => number | undefined): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        const value = read();
+        if (value !== undefined) this.set(value);
+      },
+    });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

@@ -89,6 +89,14 @@ export class PlantInsertBatcher {
     });
   }
 
+  get statementsInFlight(): number {
+    return this.inFlight;
+  }
+
+  get rowsWaiting(): number {
+    return this.queue.length;
+  }
+
   /** Whether a new insert would be shed now: lets a caller refuse before doing any work. */
   get isOverloaded(): boolean {
     const oldest = this.queue[0];

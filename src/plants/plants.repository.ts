@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { EntityMetadata, Repository } from 'typeorm';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { poolOf, queryWithin } from '../database/bounded-query.js';
@@ -65,11 +66,23 @@ export class PlantsRepository {
     @InjectRepository(PlantEntity)
     private readonly plants: Repository<PlantEntity>,
     @InjectEnvironment() env: Environment,
+    metrics: MetricsService,
   ) {
     this.statements = statementsFor(plants.metadata);
-    this.batcher = new PlantInsertBatcher(
+    const batcher = new PlantInsertBatcher(
       (rows, deadline) => this.insertRows(rows, deadline),
       { maxRows: env.CREATE_QUEUE_LIMIT, maxWaitMs: env.CREATE_QUEUE_WAIT_MS },
+    );
+    this.batcher = batcher;
+    metrics.gauge(
+      'plant_insert_statements_in_flight',
+      'Grouped INSERT statements sent and not yet answered',
+      () => batcher.statementsInFlight,
+    );
+    metrics.gauge(
+      'plant_insert_rows_waiting',
+      'Rows waiting for a statement slot (shed past CREATE_QUEUE_LIMIT or CREATE_QUEUE_WAIT_MS)',
+      () => batcher.rowsWaiting,
     );
   }
 
