@@ -1,13 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import type { Server } from 'node:http';
-import { type RunningApp, startApp } from './support/app.js';
 import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
 import { eventually } from './support/poll.js';
 import { countPlants } from './support/stored-plants.js';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from './support/test-postgres.js';
+import { useServiceOnOwnPostgres } from './support/own-postgres.js';
 import { TOKEN } from './support/tokens.js';
 
 // PlantInsertBatcher's MAX_BATCHES_IN_FLIGHT: past it, rows wait in the queue.
@@ -29,25 +25,14 @@ function connectionsOf(server: Server): Promise<number> {
 
 // A database of its own, since this test hangs it.
 describe('a create whose client has gone', () => {
-  let postgres: TestPostgres;
-  let service: RunningApp;
-
-  beforeAll(async () => {
-    postgres = await startTestPostgres('client-gone');
-    service = await startApp({
-      DATABASE_URL: postgres.url,
-      // Long enough that only the client's leaving can drop the queued row.
-      DATABASE_REQUEST_TIMEOUT_MS: '60000',
-      CREATE_QUEUE_WAIT_MS: '60000',
-    });
-  });
-  afterAll(async () => {
-    await postgres?.resume();
-    await service?.close();
-    await postgres?.stop();
+  const own = useServiceOnOwnPostgres('client-gone', {
+    // Long enough that only the client's leaving can drop the queued row.
+    DATABASE_REQUEST_TIMEOUT_MS: '60000',
+    CREATE_QUEUE_WAIT_MS: '60000',
   });
 
   it('is never written when its client left while it waited for a statement', async () => {
+    const { postgres, service } = own;
     const { url } = service;
     expect(
       (await postPlant(url, newPlantJson(uniqueId(), 'Warm'))).status,

@@ -1,4 +1,3 @@
-import { type RunningApp, startApp } from './support/app.js';
 import {
   errorBody,
   newPlantJson,
@@ -6,32 +5,18 @@ import {
   send,
   uniqueId,
 } from './support/http.js';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from './support/test-postgres.js';
+import { useServiceOnOwnPostgres } from './support/own-postgres.js';
 
 const OVERLOADED = 'The service is overloaded; retry later.';
 
 // A database of its own, since this test hangs it.
 describe('load shedding: creates past CREATE_CONCURRENCY_LIMIT', () => {
-  let postgres: TestPostgres;
-  let service: RunningApp;
-
-  beforeAll(async () => {
-    postgres = await startTestPostgres('shedding');
-    service = await startApp({
-      DATABASE_URL: postgres.url,
-      CREATE_CONCURRENCY_LIMIT: '1',
-    });
-  });
-  afterAll(async () => {
-    await postgres?.resume();
-    await service?.close();
-    await postgres?.stop();
+  const own = useServiceOnOwnPostgres('shedding', {
+    CREATE_CONCURRENCY_LIMIT: '1',
   });
 
   it('answers a create past the limit at once with 503 and Retry-After, before any other work', async () => {
+    const { postgres, service } = own;
     await postgres.pause();
     let answers;
     try {
