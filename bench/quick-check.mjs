@@ -37,6 +37,7 @@ const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
 // The request log goes to a file, as in `npm run bench` (not committed).
 const SERVICE_LOG = join(BENCH, 'results', 'check-service.log');
+const SERVICE_B_LOG = join(BENCH, 'results', 'check-service-b.log');
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -83,7 +84,7 @@ async function start(name, args, env) {
       PORT: String(port),
       ...env,
     },
-    logFile: name.startsWith('service') ? SERVICE_LOG : undefined,
+    logFile: { service: SERVICE_LOG, 'service B': SERVICE_B_LOG }[name],
   });
 }
 
@@ -118,6 +119,7 @@ const show = (name, r) =>
 async function main() {
   await mkdir(dirname(SERVICE_LOG), { recursive: true });
   await writeFile(SERVICE_LOG, '');
+  await writeFile(SERVICE_B_LOG, '');
   const database = await openDatabase({ root: ROOT, log });
   const pool = harnessPool(database.url);
   const token = newToken();

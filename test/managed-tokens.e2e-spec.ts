@@ -12,6 +12,16 @@ import { OTHER_TOKEN } from './support/tokens.js';
 const INVALID_TOKEN_CHALLENGE =
   'Bearer realm="plant-store", error="invalid_token"';
 
+/** A create with `token`, which the service must refuse as an invalid token. */
+async function refusedAsInvalid(baseUrl: string, token: string) {
+  const answer = await postPlant(baseUrl, newPlantJson(uniqueId(), 'Fern'), {
+    token,
+  });
+  expect(answer.status).toBe(401);
+  expect(answer.headers.get('www-authenticate')).toBe(INVALID_TOKEN_CHALLENGE);
+  return answer;
+}
+
 function uniqueName(label: string): string {
   return `${label}-${process.pid}-${uniqueId()}`;
 }
@@ -56,15 +66,7 @@ describe('managed API tokens', () => {
     expect(await tokens.revoke(name)).toBe(true);
     // Waits out the 300 ms TTL itself: what is tested is that the revocation holds after it.
     await sleep(350);
-    const refused = await postPlant(
-      service.url,
-      newPlantJson(uniqueId(), 'Fern'),
-      { token },
-    );
-    expect(refused.status).toBe(401);
-    expect(refused.headers.get('www-authenticate')).toBe(
-      INVALID_TOKEN_CHALLENGE,
-    );
+    const refused = await refusedAsInvalid(service.url, token);
     expect(refused.body).toEqual(errorBody(401));
   });
 
@@ -73,16 +75,7 @@ describe('managed API tokens', () => {
       uniqueName('expired'),
       new Date(Date.now() - 1000),
     );
-    const answer = await postPlant(
-      service.url,
-      newPlantJson(uniqueId(), 'Fern'),
-      { token },
-    );
-
-    expect(answer.status).toBe(401);
-    expect(answer.headers.get('www-authenticate')).toBe(
-      INVALID_TOKEN_CHALLENGE,
-    );
+    await refusedAsInvalid(service.url, token);
   });
 
   it('keeps accepting API_TOKENS beside the table', async () => {
