@@ -5,7 +5,7 @@ import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError } from '../errors/api-error.js';
 import {
   type ConnectionAfterAnswer,
-  writeErrorAnswer,
+  ErrorAnswer,
 } from '../http/error-answer.js';
 import { bodyLimitBytes, declaredLength } from '../http/request-body.js';
 import { PlantsRepository } from './plants.repository.js';
@@ -31,6 +31,10 @@ type RequestListener = (
 export class CreateAdmission implements OnApplicationBootstrap {
   private inProgress = 0;
   private readonly bodyLimit: number;
+  private readonly refusal = {
+    keep: new ErrorAnswer(ApiError.overloaded(), 'keep'),
+    close: new ErrorAnswer(ApiError.overloaded(), 'close'),
+  } satisfies Record<ConnectionAfterAnswer, ErrorAnswer>;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -74,7 +78,7 @@ export class CreateAdmission implements OnApplicationBootstrap {
     const connection = this.connectionAfterRefusal(request);
     // Read and dropped, so that the connection can carry the client's next request.
     if (connection === 'keep') request.resume();
-    writeErrorAnswer(response, ApiError.overloaded(), connection);
+    this.refusal[connection].writeTo(response);
   }
 
   /**
