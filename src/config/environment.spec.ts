@@ -19,7 +19,7 @@ describe('validateEnvironment', () => {
       DATABASE_REQUEST_TIMEOUT_MS: 2000,
       CREATE_QUEUE_LIMIT: 1000,
       CREATE_QUEUE_WAIT_MS: 1000,
-      CREATE_CONCURRENCY_LIMIT: 1024,
+      CREATE_CONCURRENCY_LIMIT: 256,
       LOG_LEVEL: 'log',
       LOG_FORMAT: 'auto',
       SHUTDOWN_TIMEOUT_MS: 10000,

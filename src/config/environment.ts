@@ -132,7 +132,7 @@ export class Environment {
 
   /** Creates in progress at once; past it, new creates are answered 503 before any work. */
   @IsIntegerBetween(1, 100_000)
-  CREATE_CONCURRENCY_LIMIT: number = 1_024;
+  CREATE_CONCURRENCY_LIMIT: number = 256;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
