@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Environment } from '../../src/config/environment.js';
 import {
@@ -21,26 +21,6 @@ const OPEN_LOOP_MS = 10_000;
 const { CREATE_CONCURRENCY_LIMIT } = new Environment();
 /** The issue's bound: every request is answered within this, or counts as unanswered. */
 const ANSWER_WITHIN_MS = 10_000;
-
-/** The service's process: the child of this test process running dist/main.js. */
-async function servicePid(): Promise<number> {
-  const tasks = await readdir(`/proc/${process.pid}/task`);
-  for (const task of tasks) {
-    const children = await readFile(
-      `/proc/${process.pid}/task/${task}/children`,
-      'utf8',
-    ).catch(() => '');
-    for (const child of children.split(' ').filter(Boolean)) {
-      const command = await readFile(`/proc/${child}/cmdline`, 'utf8').catch(
-        () => '',
-      );
-      if (command.includes('dist/main.js')) return Number(child);
-    }
-  }
-  throw new Error(
-    'The service process was not found among this one’s children',
-  );
-}
 
 /** The service's resident memory, sampled until stopped; resolves to the peak (MB). */
 function sampleMemory(pid: number): { stop(): Promise<number> } {
@@ -133,7 +113,8 @@ describe('overload: an open loop at twice the measured capacity', () => {
   });
 
   it('answers ordinary closed loops (64 clients, and as many as CREATE_CONCURRENCY_LIMIT) without a single 503, and sheds the excess of twice what 64 clients get: every answer within 10 s, p99 <= 1 s, >= 0.8x the creates, bounded memory', async () => {
-    const pid = await servicePid();
+    const pid = service.process.pid;
+    if (pid === undefined) throw new Error('The service has no process id.');
     // The first requests compile and fill caches: not part of the capacity.
     const warmUp = startLoad({
       baseUrl: service.url,

@@ -48,6 +48,11 @@ export class ServiceProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /** The service's own process (node running dist/main.js), for reading /proc. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   get text(): string {
     return this.output;
   }
