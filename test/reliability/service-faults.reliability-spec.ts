@@ -55,37 +55,51 @@ describe('service faults under load', () => {
     }
   });
 
-  it('graceful stop (SIGTERM) mid-load: every request taken gets a whole answer, exit 0', async () => {
-    const service = await startService(postgres.url, {
-      SHUTDOWN_TIMEOUT_MS: '10000',
-    });
-    const ledger = new Ledger('graceful stop mid-load');
-    const load = startLoad({
-      baseUrl: service.url,
-      token: TOKEN,
-      ledger,
-      concurrency: 16,
-    });
-    await ledger.acknowledgedMore(LOAD_UNDER_WAY);
+  // Sent twice: a process manager or a person repeating the signal during the drain.
+  it.each([1, 2])(
+    'graceful stop mid-load, SIGTERM sent %i time(s): every request taken gets a whole answer, exit 0',
+    async (signals) => {
+      const service = await startService(postgres.url, {
+        SHUTDOWN_TIMEOUT_MS: '10000',
+        // The drain's start and the repeated signal are logged at this level.
+        LOG_LEVEL: 'log',
+      });
+      const scenario = `graceful stop mid-load, SIGTERM x${signals}`;
+      const ledger = new Ledger(scenario);
+      const load = startLoad({
+        baseUrl: service.url,
+        token: TOKEN,
+        ledger,
+        concurrency: 16,
+      });
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
 
-    service.process.signal('SIGTERM');
-    expect(await service.process.exitCode()).toBe(0);
-    await load.stop();
+      service.process.signal('SIGTERM');
+      if (signals === 2) {
+        await service.process.waitFor(/SIGTERM received: draining/);
+        service.process.signal('SIGTERM');
+        await service.process.waitFor(
+          /SIGTERM received again: already stopping/,
+        );
+      }
+      expect(await service.process.exitCode()).toBe(0);
+      await load.stop();
 
-    const figures = await ledger.verify(postgres.url);
-    const unanswered = ledger.attempts.flatMap(({ outcome }) =>
-      outcome.kind === 'no-answer' ? [outcome.error] : [],
-    );
-    process.stdout.write(
-      `[reliability] graceful stop: requests not taken after SIGTERM by error: ${JSON.stringify(countBy(unanswered))}\n`,
-    );
-    expect(unanswered.filter((code) => !NOT_ACCEPTED.has(code))).toEqual([]);
-    expect(
-      ledger.answered().filter(({ outcome }) => outcome.status !== 200),
-    ).toEqual([]);
-    expect(figures.lost).toBe(0);
-    expect(figures.duplicated).toBe(0);
-  });
+      const figures = await ledger.verify(postgres.url);
+      const unanswered = ledger.attempts.flatMap(({ outcome }) =>
+        outcome.kind === 'no-answer' ? [outcome.error] : [],
+      );
+      process.stdout.write(
+        `[reliability] ${scenario}: requests not taken after SIGTERM by error: ${JSON.stringify(countBy(unanswered))}\n`,
+      );
+      expect(unanswered.filter((code) => !NOT_ACCEPTED.has(code))).toEqual([]);
+      expect(
+        ledger.answered().filter(({ outcome }) => outcome.status !== 200),
+      ).toEqual([]);
+      expect(figures.lost).toBe(0);
+      expect(figures.duplicated).toBe(0);
+    },
+  );
 
   it('two instances on one database: one 200 per id for different bodies, all 200 for identical ones', async () => {
     // 300 creates land on each instance at once: this scenario is about races, not load
