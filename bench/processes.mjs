@@ -10,6 +10,7 @@ import {
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startNodeProcess } from '../test/support/node-process.mjs';
+import { samplePeakRss } from '../test/support/peak-rss.mjs';
 
 /**
  * The Node flags production starts the service with: those of `npm run start:prod`
@@ -139,24 +140,16 @@ export function watch(pid, ourPids = []) {
   const main0 = cpuSeconds(pid, pid);
   const machine0 = machineTicks();
   const started = process.hrtime.bigint();
-  let peakRssKb = statusKb(pid, 'VmRSS');
-  const timer = setInterval(() => {
-    try {
-      peakRssKb = Math.max(peakRssKb, statusKb(pid, 'VmRSS'));
-    } catch {
-      // The process is gone; stop() reports what was seen.
-    }
-  }, 100);
+  const rss = samplePeakRss(pid);
   return {
     stop() {
-      clearInterval(timer);
+      const peakRssMb = rss.stop();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const machine1 = machineTicks();
       const ours = ourTicks(pids) - ours0;
       let cpu = NaN;
       let mainThread = NaN;
       try {
-        peakRssKb = Math.max(peakRssKb, statusKb(pid, 'VmRSS'));
         cpu = cpuSeconds(pid) - cpu0;
         mainThread = cpuSeconds(pid, pid) - main0;
       } catch {
@@ -167,7 +160,7 @@ export function watch(pid, ourPids = []) {
         seconds,
         cpuSeconds: cpu,
         mainThreadCpuSeconds: mainThread,
-        peakRssMb: peakRssKb / 1024,
+        peakRssMb,
         machineBusy: ticks > 0 ? (machine1.busy - machine0.busy) / ticks : NaN,
         // Per-process ticks and the machine's are both in CLK_TCK units, the machine's
         // summed over all cores: this is the share of the whole machine others used.

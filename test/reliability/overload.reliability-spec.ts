@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Environment } from '../../src/config/environment.js';
+import { samplePeakRss } from '../support/peak-rss.mjs';
 import {
   startTestPostgres,
   type TestPostgres,
@@ -22,29 +22,6 @@ const { CREATE_CONCURRENCY_LIMIT } = new Environment();
 /** The issue's bound: every request is answered within this, or counts as unanswered. */
 const ANSWER_WITHIN_MS = 10_000;
 
-/** The service's resident memory, sampled until stopped; resolves to the peak (MB). */
-function sampleMemory(pid: number): { stop(): Promise<number> } {
-  let peak = 0;
-  let running = true;
-  const sampling = (async () => {
-    while (running) {
-      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(
-        () => '',
-      );
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      peak = Math.max(peak, kb / 1024);
-      await sleep(100);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await sampling;
-      return Math.round(peak);
-    },
-  };
-}
-
 type Measured = {
   ledger: Ledger;
   ms: number;
@@ -58,7 +35,7 @@ async function closedLoop(
   concurrency: number,
 ): Promise<Measured> {
   const ledger = new Ledger(scenario);
-  const memory = sampleMemory(pid);
+  const memory = samplePeakRss(pid);
   const load = startLoad({
     baseUrl: url,
     token: TOKEN,
@@ -70,7 +47,7 @@ async function closedLoop(
   await sleep(CLOSED_LOOP_MS);
   await load.stop();
   const ms = performance.now() - started;
-  return { ledger, ms, peakMb: await memory.stop() };
+  return { ledger, ms, peakMb: Math.round(memory.stop()) };
 }
 
 const createdPerSecond = ({ ledger, ms }: Measured): number =>
@@ -150,7 +127,7 @@ describe('overload: an open loop at twice the measured capacity', () => {
       ms: OPEN_LOOP_MS,
       peakMb: 0,
     };
-    const memory = sampleMemory(pid);
+    const memory = samplePeakRss(pid);
     const generator = await runOpenLoad({
       baseUrl: service.url,
       token: TOKEN,
@@ -159,7 +136,7 @@ describe('overload: an open loop at twice the measured capacity', () => {
       durationMs: OPEN_LOOP_MS,
       timeoutMs: ANSWER_WITHIN_MS,
     });
-    open.peakMb = await memory.stop();
+    open.peakMb = Math.round(memory.stop());
 
     const runs = [closed64, closedAtLimit, open];
     const figures: Figures[] = [];

@@ -123,7 +123,9 @@ export class Ledger {
     const sentById = new Map<string, Attempt[]>();
     for (const attempt of this.attempts) {
       const key = attempt.id.toString();
-      sentById.set(key, [...(sentById.get(key) ?? []), attempt]);
+      const sent = sentById.get(key);
+      if (sent === undefined) sentById.set(key, [attempt]);
+      else sent.push(attempt);
     }
     for (const [key, row] of rows) {
       const winner = winners.get(key);

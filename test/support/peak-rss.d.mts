@@ -1,0 +1,1 @@
+export function samplePeakRss(pid: number): { stop(): number };
