@@ -29,6 +29,21 @@ export function productionNodeFlags(root) {
   return match[1].split(/\s+/).filter(Boolean);
 }
 
+/**
+ * The environment a server gets to run as production runs it: production mode, JSON logs,
+ * listening on `port` on the loopback interface; `extra` adds to it or overrides it.
+ */
+export function serverEnv(port, extra = {}) {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_FORMAT: 'json',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ...extra,
+  };
+}
+
 /** A port nothing listens on right now (the OS picks it). */
 export function freePort() {
   return new Promise((resolve, reject) => {

@@ -27,6 +27,7 @@ import {
   highWaterMb,
   productionNodeFlags,
   runtimeOf,
+  serverEnv,
   startServer,
   watch,
 } from './processes.mjs';
@@ -76,14 +77,7 @@ async function start(name, args, env) {
     name,
     args,
     port,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LOG_FORMAT: 'json',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ...env,
-    },
+    env: serverEnv(port, env),
     logFile: { service: SERVICE_LOG, 'service B': SERVICE_B_LOG }[name],
   });
 }

@@ -16,6 +16,7 @@ import { openDatabase } from './database.mjs';
 import {
   freePort,
   productionNodeFlags,
+  serverEnv,
   startServer,
   watch,
 } from './processes.mjs';
@@ -48,16 +49,11 @@ async function measure(server, ctx) {
     name: server.name,
     args: [...productionNodeFlags(ROOT), server.main],
     port,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LOG_FORMAT: 'json',
-      HOST: '127.0.0.1',
-      PORT: String(port),
+    env: serverEnv(port, {
       DATABASE_URL: ctx.databaseUrl,
       API_TOKENS: ctx.token,
       ...server.env,
-    },
+    }),
     logFile: join(BENCH, 'results', `refusal-cost-${server.name}.log`),
   });
   try {

@@ -32,6 +32,7 @@ import {
   postmasterOf,
   productionNodeFlags,
   runtimeOf,
+  serverEnv,
   setPostmasterPid,
   startServer,
   waitForIdleMachine,
@@ -158,14 +159,7 @@ const serviceArgs = () => [
  */
 async function startService({ databaseUrl, token, embedded }) {
   const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_FORMAT: 'json',
-    API_TOKENS: token,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-  };
+  const env = serverEnv(port, { API_TOKENS: token });
   delete env.DATABASE_URL;
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;
   if (embedded !== undefined) {
@@ -184,14 +178,7 @@ async function startService({ databaseUrl, token, embedded }) {
 
 async function startBaseline({ databaseUrl, token }) {
   const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    API_TOKENS: token,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-  };
+  const env = serverEnv(port, { DATABASE_URL: databaseUrl, API_TOKENS: token });
   return startServer({
     name: 'baseline',
     args: [join(BENCH, 'baseline-server.mjs')],

@@ -1,0 +1,191 @@
+// Where the service's peak memory goes, and what a change of Node flags or environment
+// does to it and to the CPU per request. Each variant is started fresh in its turn, alone
+// (one server alive at a time, unlike quick-check's --versus, whose second service B
+// peaks higher and spends less CPU whatever it runs), warmed up for 3 s and measured for
+// --seconds at c=--connections; the order of the variants alternates from round to round.
+//
+// Each round prints the CPU per request, the peak RSS over the warm-up and the
+// measurement, and how the resident memory splits at the end: the files mapped (the node
+// binary: its builtins and code), V8's heap (physical, as the process itself reports it
+// through bench/memory-split.mjs), and the rest of the anonymous memory (malloc: freed
+// memory glibc keeps counts here), with the peak of V8's malloc'd zones (the compilers').
+//
+// The first variant is the service as `npm run start:prod` runs it; each other is given
+// as words: those starting with "--" are Node flags added after production's (a later
+// flag wins: `--maglev` undoes `--no-maglev`), NAME=value ones are environment variables.
+//
+//   node bench/memory-check.mjs [--rounds 6] [--seconds 8] [--connections 64] VARIANT...
+//   node bench/memory-check.mjs --rounds 8 -- '--maglev' 'MALLOC_ARENA_MAX=2'
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { closedLoop } from './closed-loop.mjs';
+import { emptyTable, harnessPool, openDatabase } from './database.mjs';
+import {
+  freePort,
+  productionNodeFlags,
+  serverEnv,
+  startServer,
+  watch,
+} from './processes.mjs';
+import { median } from './stats.mjs';
+import { createWorkload, newToken } from './workload.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(BENCH);
+const RESULTS = join(BENCH, 'results');
+const SPLIT_FILE = join(RESULTS, 'memory-split.jsonl');
+const MB = 1024 * 1024;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rounds: { type: 'string', default: '6' },
+    seconds: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '64' },
+  },
+});
+
+function variant(spec) {
+  const words = spec.split(/\s+/).filter(Boolean);
+  const env = Object.fromEntries(
+    words
+      .filter((word) => !word.startsWith('--'))
+      .map((word) => {
+        const at = word.indexOf('=');
+        if (at <= 0)
+          throw new Error(`"${word}" is neither --flag nor NAME=value`);
+        return [word.slice(0, at), word.slice(at + 1)];
+      }),
+  );
+  return {
+    name: spec,
+    nodeFlags: words.filter((word) => word.startsWith('--')),
+    env,
+  };
+}
+const variants = [
+  { name: 'start:prod', nodeFlags: [], env: {} },
+  ...positionals.map(variant),
+];
+const log = (message) => process.stderr.write(`[memory] ${message}\n`);
+
+/** Resident kB of a process by kind, from /proc/<pid>/status. */
+function resident(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key) =>
+    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
+  return { anonMb: kb('RssAnon') / 1024, fileMb: kb('RssFile') / 1024 };
+}
+
+/** Asks the server for its V8 heap figures (bench/memory-split.mjs) and waits for them. */
+async function heapSplit(pid) {
+  writeFileSync(SPLIT_FILE, '');
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    const line = readFileSync(SPLIT_FILE, 'utf8').trim();
+    if (line !== '') return JSON.parse(line);
+    await sleep(50);
+  }
+  throw new Error(`no memory split from ${pid} within 10 s`);
+}
+
+async function measure(ctx, v) {
+  const port = await freePort();
+  const server = await startServer({
+    name: v.name,
+    args: [
+      ...productionNodeFlags(ROOT),
+      ...v.nodeFlags,
+      `--import=${join(BENCH, 'memory-split.mjs')}`,
+      join(ROOT, 'dist/main.js'),
+    ],
+    port,
+    env: serverEnv(port, {
+      DATABASE_URL: ctx.databaseUrl,
+      API_TOKENS: ctx.token,
+      MEMORY_SPLIT_FILE: SPLIT_FILE,
+      ...v.env,
+    }),
+    logFile: join(RESULTS, 'memory-check-service.log'),
+  });
+  try {
+    await emptyTable(ctx.pool);
+    const load = {
+      url: server.url,
+      token: ctx.token,
+      workload: createWorkload(),
+      connections: Number(values.connections),
+    };
+    const warmUp = watch(server.pid);
+    await closedLoop({ ...load, seconds: 3 });
+    const warm = warmUp.stop();
+    const watcher = watch(server.pid);
+    const run = await closedLoop({ ...load, seconds: Number(values.seconds) });
+    const usage = watcher.stop();
+    const served = Object.values(run.statuses).reduce((a, b) => a + b, 0);
+    const { anonMb, fileMb } = resident(server.pid);
+    const split = await heapSplit(server.pid);
+    return {
+      rps: run.okIds.length / run.seconds,
+      cpuMs: (usage.cpuSeconds * 1000) / served,
+      peakMb: Math.max(warm.peakRssMb, usage.peakRssMb),
+      fileMb,
+      v8Mb: split.v8Physical / MB,
+      otherAnonMb: anonMb - split.v8Physical / MB,
+      zonePeakMb: split.v8PeakMalloced / MB,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+const show = (r) =>
+  `${r.rps.toFixed(0).padStart(5)} req/s, CPU ${r.cpuMs.toFixed(3)} ms/req, peak RSS ${r.peakMb.toFixed(0)} MB; ` +
+  `at the end: files ${r.fileMb.toFixed(0)}, V8 heap ${r.v8Mb.toFixed(0)}, other anonymous ${r.otherAnonMb.toFixed(0)} MB ` +
+  `(V8 zones peaked at ${r.zonePeakMb.toFixed(1)})`;
+
+async function main() {
+  await mkdir(RESULTS, { recursive: true });
+  const database = await openDatabase({ root: ROOT, log });
+  const ctx = {
+    databaseUrl: database.url,
+    pool: harnessPool(database.url),
+    token: newToken(),
+  };
+  const results = variants.map(() => []);
+  try {
+    for (let round = 0; round < Number(values.rounds); round += 1) {
+      const order = variants.map((_, i) => i);
+      if (round % 2 === 1) order.reverse();
+      for (const i of order) {
+        results[i].push(await measure(ctx, variants[i]));
+        process.stdout.write(
+          `round ${round + 1} ${variants[i].name}: ${show(results[i].at(-1))}\n`,
+        );
+      }
+    }
+  } finally {
+    await ctx.pool.end();
+    await database.close();
+  }
+  const of = (rows, key) => median(rows.map((r) => r[key]));
+  for (const [i, rows] of results.entries()) {
+    const versusFirst = rows.map(
+      (r, round) => r.cpuMs / results[0][round].cpuMs,
+    );
+    process.stdout.write(
+      `${variants[i].name}: median peak RSS ${of(rows, 'peakMb').toFixed(0)} MB (each round: ${rows.map((r) => r.peakMb.toFixed(0)).join(' ')}), ` +
+        `other anonymous ${of(rows, 'otherAnonMb').toFixed(0)} MB, V8 heap ${of(rows, 'v8Mb').toFixed(0)} MB, V8 zones' peak ${of(rows, 'zonePeakMb').toFixed(1)} MB; ` +
+        `CPU ${of(rows, 'cpuMs').toFixed(3)} ms/req` +
+        (i === 0
+          ? '\n'
+          : `, ${median(versusFirst).toFixed(3)}x start:prod's (each round: ${versusFirst.map((x) => x.toFixed(2)).join(' ')})\n`),
+    );
+  }
+}
+
+await main();
