@@ -22,14 +22,16 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { samplePeakRss } from '../test/support/peak-rss.mjs';
 import { closedLoop } from './closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from './database.mjs';
 import {
   freePort,
+  measuredClosedLoop,
   productionNodeFlags,
   serverEnv,
   startServer,
-  watch,
+  statusKb,
 } from './processes.mjs';
 import { median } from './stats.mjs';
 import { createWorkload, newToken } from './workload.mjs';
@@ -73,14 +75,6 @@ const variants = [
 ];
 const log = (message) => process.stderr.write(`[memory] ${message}\n`);
 
-/** Resident kB of a process by kind, from /proc/<pid>/status. */
-function resident(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key) =>
-    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
-  return { anonMb: kb('RssAnon') / 1024, fileMb: kb('RssFile') / 1024 };
-}
-
 /** Asks the server for its V8 heap figures (bench/memory-split.mjs) and waits for them. */
 async function heapSplit(pid) {
   writeFileSync(SPLIT_FILE, '');
@@ -120,20 +114,23 @@ async function measure(ctx, v) {
       workload: createWorkload(),
       connections: Number(values.connections),
     };
-    const warmUp = watch(server.pid);
+    const warmUpPeak = samplePeakRss(server.pid);
     await closedLoop({ ...load, seconds: 3 });
-    const warm = warmUp.stop();
-    const watcher = watch(server.pid);
-    const run = await closedLoop({ ...load, seconds: Number(values.seconds) });
-    const usage = watcher.stop();
-    const served = Object.values(run.statuses).reduce((a, b) => a + b, 0);
-    const { anonMb, fileMb } = resident(server.pid);
+    const warmUpPeakMb = warmUpPeak.stop();
+    const { run, usage, cpuMsPerAnswer } = await measuredClosedLoop(
+      server.pid,
+      {
+        ...load,
+        seconds: Number(values.seconds),
+      },
+    );
+    const anonMb = statusKb(server.pid, 'RssAnon') / 1024;
     const split = await heapSplit(server.pid);
     return {
       rps: run.okIds.length / run.seconds,
-      cpuMs: (usage.cpuSeconds * 1000) / served,
-      peakMb: Math.max(warm.peakRssMb, usage.peakRssMb),
-      fileMb,
+      cpuMs: cpuMsPerAnswer,
+      peakMb: Math.max(warmUpPeakMb, usage.peakRssMb),
+      fileMb: statusKb(server.pid, 'RssFile') / 1024,
       v8Mb: split.v8Physical / MB,
       otherAnonMb: anonMb - split.v8Physical / MB,
       zonePeakMb: split.v8PeakMalloced / MB,

@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { closedLoop } from './closed-loop.mjs';
 import { startNodeProcess } from '../test/support/node-process.mjs';
 import { samplePeakRss } from '../test/support/peak-rss.mjs';
 
@@ -70,7 +71,8 @@ export function cpuSeconds(pid, tid) {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-function statusKb(pid, key) {
+/** A field of /proc/<pid>/status in kB (VmRSS, RssAnon, RssFile, VmHWM...); 0 if absent. */
+export function statusKb(pid, key) {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text);
   return match === null ? 0 : Number(match[1]);
@@ -188,6 +190,25 @@ export function watch(pid, ourPids = []) {
             : NaN,
       };
     },
+  };
+}
+
+/**
+ * One measured closed-loop window (`closedLoop(load)`) on a server process: the run, what
+ * the process used meanwhile (`watch`), the answers of any status, and the CPU per answer,
+ * whole process and main thread.
+ */
+export async function measuredClosedLoop(pid, load, ourPids = []) {
+  const watcher = watch(pid, ourPids);
+  const run = await closedLoop(load);
+  const usage = watcher.stop();
+  const answered = Object.values(run.statuses).reduce((a, b) => a + b, 0);
+  return {
+    run,
+    usage,
+    answered,
+    cpuMsPerAnswer: (usage.cpuSeconds * 1000) / answered,
+    mainThreadCpuMsPerAnswer: (usage.mainThreadCpuSeconds * 1000) / answered,
   };
 }
 

@@ -25,11 +25,11 @@ import { emptyTable, harnessPool, openDatabase } from './database.mjs';
 import {
   freePort,
   highWaterMb,
+  measuredClosedLoop,
   productionNodeFlags,
   runtimeOf,
   serverEnv,
   startServer,
-  watch,
 } from './processes.mjs';
 import { median, summarize } from './stats.mjs';
 import { createWorkload, newToken } from './workload.mjs';
@@ -91,18 +91,18 @@ async function measure(ctx, server) {
     connections,
   };
   await closedLoop({ ...common, seconds: 3 });
-  const watcher = watch(server.pid);
-  const run = await closedLoop({ ...common, seconds });
-  const usage = watcher.stop();
-  const served = Object.values(run.statuses).reduce((a, b) => a + b, 0);
+  const { run, usage, answered, cpuMsPerAnswer } = await measuredClosedLoop(
+    server.pid,
+    { ...common, seconds },
+  );
   const { p50, p99 } = summarize(run.latencies);
   return {
     rps: run.okIds.length / run.seconds,
     p50,
     p99,
-    cpuMs: (usage.cpuSeconds * 1000) / served,
+    cpuMs: cpuMsPerAnswer,
     rssMb: usage.peakRssMb,
-    failed: served - run.okIds.length + run.socketErrors + run.timeouts,
+    failed: answered - run.okIds.length + run.socketErrors + run.timeouts,
   };
 }
 

@@ -15,10 +15,10 @@ import { closedLoop } from './closed-loop.mjs';
 import { openDatabase } from './database.mjs';
 import {
   freePort,
+  measuredClosedLoop,
   productionNodeFlags,
   serverEnv,
   startServer,
-  watch,
 } from './processes.mjs';
 import { createWorkload, newToken } from './workload.mjs';
 
@@ -66,18 +66,15 @@ async function measure(server, ctx) {
     await closedLoop({ ...load, seconds: 2 });
     const rounds = [];
     for (let round = 0; round < Number(values.rounds); round += 1) {
-      const watcher = watch(started.pid);
-      const run = await closedLoop({
+      const window = await measuredClosedLoop(started.pid, {
         ...load,
         seconds: Number(values.seconds),
       });
-      const usage = watcher.stop();
-      const answered = Object.values(run.statuses).reduce((a, b) => a + b, 0);
       rounds.push({
-        statuses: run.statuses,
-        perSecond: answered / run.seconds,
-        cpuUs: (usage.cpuSeconds * 1e6) / answered,
-        mainUs: (usage.mainThreadCpuSeconds * 1e6) / answered,
+        statuses: window.run.statuses,
+        perSecond: window.answered / window.run.seconds,
+        cpuUs: window.cpuMsPerAnswer * 1000,
+        mainUs: window.mainThreadCpuMsPerAnswer * 1000,
       });
     }
     return rounds;

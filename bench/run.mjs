@@ -29,6 +29,7 @@ import {
   freePort,
   highWaterMb,
   machineTicks,
+  measuredClosedLoop,
   postmasterOf,
   productionNodeFlags,
   runtimeOf,
@@ -272,11 +273,12 @@ async function closedScenario(ctx, server, connections, { fresh = true } = {}) {
   };
   const warm = await closedLoop({ ...common, seconds: options.warmupSeconds });
   const load1 = loadavg()[0];
-  const watcher = watch(server.pid, ctx.ourPids);
-  const run = await closedLoop({ ...common, seconds: options.seconds });
-  const usage = watcher.stop();
+  const { run, usage, answered } = await measuredClosedLoop(
+    server.pid,
+    { ...common, seconds: options.seconds },
+    ctx.ourPids,
+  );
   await waitForQuiet(ctx.pool);
-  const served = Object.values(run.statuses).reduce((a, b) => a + b, 0);
   const latency = summarize(run.latencies);
   const sum = (field) => warm[field] + run[field];
   const verdict = await check(ctx.pool, {
@@ -293,7 +295,7 @@ async function closedScenario(ctx, server, connections, { fresh = true } = {}) {
     connections,
     rps: run.okIds.length / run.seconds,
     ...latency,
-    ...usagePerRequest(usage, served),
+    ...usagePerRequest(usage, answered),
     load1,
     ...calm,
     ...verdict,
