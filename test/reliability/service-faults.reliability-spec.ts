@@ -61,6 +61,10 @@ describe('service faults under load', () => {
     async (signals) => {
       const service = await startService(postgres.url, {
         SHUTDOWN_TIMEOUT_MS: '10000',
+        // Still serving (readiness 503) for 2 s after the signal: long enough that the
+        // second SIGTERM, sent once the drain's start is seen in the output (polled every
+        // 100 ms), lands during the drain even on a fast run, not after the exit.
+        SHUTDOWN_DELAY_MS: '2000',
         // The drain's start and the repeated signal are logged at this level.
         LOG_LEVEL: 'log',
       });
