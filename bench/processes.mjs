@@ -13,22 +13,8 @@ import { closedLoop } from './closed-loop.mjs';
 import { startNodeProcess } from '../test/support/node-process.mjs';
 import { samplePeakRss } from '../test/support/peak-rss.mjs';
 
-/**
- * The Node flags production starts the service with: those of `npm run start:prod`
- * (`node <flags> dist/main.js`), the one place they are written down for the benchmark, so
- * that it measures the service as it runs.
- */
-export function productionNodeFlags(root) {
-  const { scripts } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
-  const match = /^node\s+(.*?)\s*dist\/main\.js$/.exec(
-    scripts['start:prod'] ?? '',
-  );
-  if (match === null)
-    throw new Error(
-      'package.json start:prod is not "node <flags> dist/main.js"',
-    );
-  return match[1].split(/\s+/).filter(Boolean);
-}
+// The benchmark starts the service with production's flags, as the tests do.
+export { productionNodeFlags } from '../test/support/node-process.mjs';
 
 /**
  * The environment a server gets to run as production runs it: production mode, JSON logs,

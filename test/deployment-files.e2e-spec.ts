@@ -15,6 +15,7 @@ import {
   type Stage,
 } from './support/dockerfile.js';
 import { freePort } from './support/free-port.js';
+import { productionNodeFlags } from './support/node-process.mjs';
 
 // Static checks of what cannot be run here (no Docker engine, no cluster): the image
 // recipe, the compose file and the Kubernetes manifests, read as Docker and the API server
@@ -36,16 +37,6 @@ function looksLikeSecret(value: string): boolean {
   return (value.match(/[A-Za-z0-9+=_-]{16,}/g) ?? []).some(
     (run) => /[0-9]/.test(run) && /[A-Za-z]/.test(run),
   );
-}
-
-/** The Node flags of `npm run start:prod` (`node <flags> dist/main.js`): V8's heap sizing. */
-function productionNodeFlags(): string[] {
-  const { scripts } = JSON.parse(read('package.json')) as {
-    scripts: Record<string, string>;
-  };
-  const match = /^node\s+(.*?)\s*dist\/main\.js$/.exec(scripts['start:prod']);
-  expect(match, 'start:prod is "node <flags> dist/main.js"').not.toBeNull();
-  return (match?.[1] ?? '').split(/\s+/).filter(Boolean);
 }
 
 /** A postgres URL's password, or undefined when it has none. */
@@ -201,7 +192,7 @@ describe('docker/Dockerfile', () => {
     expect(keywords(runtime, 'ENTRYPOINT')).toEqual([]);
     expect(execForm(cmd?.args ?? '')).toEqual([
       'node',
-      ...productionNodeFlags(),
+      ...productionNodeFlags('.'),
       'dist/main.js',
     ]);
     expect(existsSync(resolve('dist/main.js'))).toBe(true);
@@ -211,7 +202,7 @@ describe('docker/Dockerfile', () => {
     const { scripts } = JSON.parse(read('package.json')) as {
       scripts: Record<string, string>;
     };
-    const flags = productionNodeFlags();
+    const flags = productionNodeFlags('.');
     expect(flags.length).toBeGreaterThan(0);
     expect(scripts.start).toBe(`nest start --exec "node ${flags.join(' ')}"`);
   });

@@ -6,7 +6,11 @@ import {
   type TestPostgres,
 } from '../support/test-postgres.js';
 import { type Figures, Ledger } from './support/ledger.js';
-import { runOpenLoad, startLoad } from './support/load.js';
+import {
+  type OpenLoadFigures,
+  runOpenLoad,
+  startLoad,
+} from './support/load.js';
 import { percentile } from './support/percentile.js';
 import {
   type RunningService,
@@ -17,6 +21,14 @@ import {
 const WARM_UP_MS = 2_000;
 const CLOSED_LOOP_MS = 5_000;
 const OPEN_LOOP_MS = 10_000;
+/**
+ * Capacity, then twice it for 10 s, this many times in turn. On a shared 2-core machine one
+ * 10 s window's creates per second vary by a fifth either way (the closed loop's gain from
+ * batching and the machine's other work move from second to second): so the creates are
+ * compared to the capacity over all rounds, each capacity measured just before its open
+ * loop, and every other bound holds in every round.
+ */
+const ROUNDS = 3;
 /** Creates the service takes in at once by default: closed loops up to it are ordinary. */
 const { CREATE_CONCURRENCY_LIMIT } = new Environment();
 /** The issue's bound: every request is answered within this, or counts as unanswered. */
@@ -26,6 +38,14 @@ type Measured = {
   ledger: Ledger;
   ms: number;
   peakMb: number;
+};
+
+/** One round: the 64 clients' closed loop, then the open loop at twice what they got. */
+type Round = {
+  closed: Measured;
+  capacity: number;
+  open: Measured;
+  generator: OpenLoadFigures;
 };
 
 async function closedLoop(
@@ -48,6 +68,30 @@ async function closedLoop(
   await load.stop();
   const ms = performance.now() - started;
   return { ledger, ms, peakMb: Math.round(memory.stop()) };
+}
+
+async function openLoop(
+  url: string,
+  pid: number,
+  scenario: string,
+  rate: number,
+): Promise<{ open: Measured; generator: OpenLoadFigures }> {
+  const open: Measured = {
+    ledger: new Ledger(scenario),
+    ms: OPEN_LOOP_MS,
+    peakMb: 0,
+  };
+  const memory = samplePeakRss(pid);
+  const generator = await runOpenLoad({
+    baseUrl: url,
+    token: TOKEN,
+    ledger: open.ledger,
+    rate,
+    durationMs: OPEN_LOOP_MS,
+    timeoutMs: ANSWER_WITHIN_MS,
+  });
+  open.peakMb = Math.round(memory.stop());
+  return { open, generator };
 }
 
 const createdPerSecond = ({ ledger, ms }: Measured): number =>
@@ -75,6 +119,9 @@ const OVERLOADED = {
   body: { error: 503, message: 'The service is overloaded; retry later.' },
 };
 
+const sum = (values: number[]): number =>
+  values.reduce((total, value) => total + value, 0);
+
 describe('overload: an open loop at twice the measured capacity', () => {
   let postgres: TestPostgres;
   let service: RunningService;
@@ -89,7 +136,7 @@ describe('overload: an open loop at twice the measured capacity', () => {
     await postgres?.stop();
   });
 
-  it('answers ordinary closed loops (64 clients, and as many as CREATE_CONCURRENCY_LIMIT) without a single 503, and sheds the excess of twice what 64 clients get: every answer within 10 s, p99 <= 1 s, >= 0.8x the creates, bounded memory', async () => {
+  it(`answers ordinary closed loops (64 clients, and as many as CREATE_CONCURRENCY_LIMIT) without a single 503, and sheds the excess of twice what 64 clients get, ${ROUNDS} times: every answer within 10 s, p99 <= 1 s, >= 0.8x the creates, bounded memory`, async () => {
     const pid = service.process.pid;
     if (pid === undefined) throw new Error('The service has no process id.');
     // The first requests compile and fill caches: not part of the capacity.
@@ -102,86 +149,98 @@ describe('overload: an open loop at twice the measured capacity', () => {
     await sleep(WARM_UP_MS);
     await warmUp.stop();
 
-    // Capacity as the issue measures it, in this run on this machine: what 64 closed-loop
-    // clients get. A loop of as many clients as the service takes creates at once is
-    // ordinary load too (no 503), and shows how far past its best the open loop goes: the
-    // service batches more inserts per statement the more creates run at once.
-    const closed64 = await closedLoop(
-      service.url,
-      pid,
-      'overload: closed loop, 64 clients',
-      64,
-    );
+    // A loop of as many clients as the service takes creates at once is ordinary load too
+    // (no 503), and shows how far past its best the open loops go: the service batches
+    // more inserts per statement the more creates run at once.
     const closedAtLimit = await closedLoop(
       service.url,
       pid,
       `overload: closed loop, ${CREATE_CONCURRENCY_LIMIT} clients`,
       CREATE_CONCURRENCY_LIMIT,
     );
-    const capacity = createdPerSecond(closed64);
-    const best = Math.max(capacity, createdPerSecond(closedAtLimit));
-    const rate = Math.round(2 * capacity);
+    const best = createdPerSecond(closedAtLimit);
 
-    const open: Measured = {
-      ledger: new Ledger(`overload: open loop at ${rate}/s (2x capacity)`),
-      ms: OPEN_LOOP_MS,
-      peakMb: 0,
-    };
-    const memory = samplePeakRss(pid);
-    const generator = await runOpenLoad({
-      baseUrl: service.url,
-      token: TOKEN,
-      ledger: open.ledger,
-      rate,
-      durationMs: OPEN_LOOP_MS,
-      timeoutMs: ANSWER_WITHIN_MS,
-    });
-    open.peakMb = Math.round(memory.stop());
+    // Capacity as the issue measures it, in this run on this machine: what 64 closed-loop
+    // clients get; then twice that, offered for 10 s.
+    const rounds: Round[] = [];
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const closed = await closedLoop(
+        service.url,
+        pid,
+        `overload, round ${round}: closed loop, 64 clients`,
+        64,
+      );
+      const capacity = createdPerSecond(closed);
+      const rate = Math.round(2 * capacity);
+      const { open, generator } = await openLoop(
+        service.url,
+        pid,
+        `overload, round ${round}: open loop at ${rate}/s (2x capacity)`,
+        rate,
+      );
+      rounds.push({ closed, capacity, open, generator });
+    }
 
-    const runs = [closed64, closedAtLimit, open];
+    const closedLoops = [closedAtLimit, ...rounds.map(({ closed }) => closed)];
     const figures: Figures[] = [];
-    for (const measured of runs) {
+    for (const measured of [
+      closedAtLimit,
+      ...rounds.flatMap(({ closed, open }) => [closed, open]),
+    ]) {
       const ledgerFigures = await measured.ledger.verify(postgres.url);
       report(measured, ledgerFigures);
       figures.push(ledgerFigures);
     }
-    const created = createdPerSecond(open);
+    const capacity = sum(rounds.map(({ capacity }) => capacity)) / ROUNDS;
+    const created =
+      sum(rounds.map(({ open }) => createdPerSecond(open))) / ROUNDS;
+    for (const [index, { capacity, open, generator }] of rounds.entries()) {
+      const createdInRound = createdPerSecond(open);
+      process.stdout.write(
+        `[reliability] overload, round ${index + 1}: capacity ${Math.round(capacity)} creates/s ` +
+          `(64 clients; ${Math.round(best)} at best, the open loop offers ${((2 * capacity) / best).toFixed(2)}x that); ` +
+          `at 2x: ${Math.round(createdInRound)} creates/s (${(createdInRound / capacity).toFixed(2)}x); ` +
+          `the generator opened ${generator.connections} connections, lagged at most ${Math.round(generator.maxLagMs)} ms\n`,
+      );
+    }
     process.stdout.write(
-      `[reliability] overload: capacity ${Math.round(capacity)} creates/s (64 clients; ` +
-        `${Math.round(best)} at best, the open loop offers ${(rate / best).toFixed(2)}x that); at 2x: ` +
-        `${Math.round(created)} creates/s (${(created / capacity).toFixed(2)}x); the generator opened ` +
-        `${generator.connections} connections, lagged at most ${Math.round(generator.maxLagMs)} ms\n`,
+      `[reliability] overload, ${ROUNDS} rounds: capacity ${Math.round(capacity)} creates/s on average, ` +
+        `at 2x: ${Math.round(created)} creates/s (${(created / capacity).toFixed(2)}x)\n`,
     );
-    // The load was offered as planned: the generator kept to its schedule.
-    expect(open.ledger.attempts).toHaveLength(generator.planned);
-    expect(generator.maxLagMs).toBeLessThan(1_000);
 
     // Nothing acknowledged is lost or written twice, in any of the runs.
     for (const { lost, duplicated } of figures)
       expect({ lost, duplicated }).toEqual({ lost: 0, duplicated: 0 });
     // Ordinary closed loops: every create succeeds.
-    for (const measured of [closed64, closedAtLimit])
+    for (const measured of closedLoops)
       expect(
         measured.ledger.attempts.filter(
           ({ outcome }) =>
             outcome.kind !== 'answered' || outcome.status !== 200,
         ),
       ).toEqual([]);
-    // At twice the capacity: everything answered in time, 200 or the overload 503.
-    expect(
-      open.ledger.attempts.filter(({ outcome }) => outcome.kind !== 'answered'),
-    ).toEqual([]);
-    for (const { outcome } of open.ledger
-      .answered()
-      .filter(({ outcome }) => outcome.status !== 200))
-      expect(outcome).toMatchObject(OVERLOADED);
-    expect(largest(latencies(open))).toBeLessThan(ANSWER_WITHIN_MS);
-    expect(percentile(latencies(open), 0.99)).toBeLessThanOrEqual(1_000);
+    for (const { open, generator } of rounds) {
+      // The load was offered as planned: the generator kept to its schedule.
+      expect(open.ledger.attempts).toHaveLength(generator.planned);
+      expect(generator.maxLagMs).toBeLessThan(1_000);
+      // At twice the capacity: everything answered in time, 200 or the overload 503.
+      expect(
+        open.ledger.attempts.filter(
+          ({ outcome }) => outcome.kind !== 'answered',
+        ),
+      ).toEqual([]);
+      for (const { outcome } of open.ledger
+        .answered()
+        .filter(({ outcome }) => outcome.status !== 200))
+        expect(outcome).toMatchObject(OVERLOADED);
+      expect(largest(latencies(open))).toBeLessThan(ANSWER_WITHIN_MS);
+      expect(percentile(latencies(open), 0.99)).toBeLessThanOrEqual(1_000);
+      // Bounded memory: shedding keeps the footprint near the closed loops'.
+      expect(open.peakMb).toBeLessThan(
+        largest(closedLoops.map(({ peakMb }) => peakMb)) * 1.5,
+      );
+    }
     expect(created).toBeGreaterThanOrEqual(0.8 * capacity);
-    // Bounded memory: shedding keeps the footprint near the closed loops'.
-    expect(open.peakMb).toBeLessThan(
-      Math.max(closed64.peakMb, closedAtLimit.peakMb) * 1.5,
-    );
     expect(service.process.isRunning).toBe(true);
   });
 });

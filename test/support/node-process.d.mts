@@ -18,6 +18,9 @@ export interface NodeProcessOptions {
   onOutput?: (text: string) => void;
 }
 
+/** The Node flags of `npm run start:prod` in `root`'s package.json. */
+export function productionNodeFlags(root: string): string[];
+
 export function startNodeProcess(options: NodeProcessOptions): {
   child: ChildProcess;
   exited: Promise<NodeProcessExit>;

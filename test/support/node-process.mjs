@@ -2,6 +2,28 @@
 // script, as a child process. Plain JavaScript so the .mjs benchmark can import it too;
 // its types are in node-process.d.mts.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The Node flags production starts the service with: those of `npm run start:prod`
+ * (`node <flags> dist/main.js`) in `root`'s package.json, where they are written down once
+ * (the Dockerfile and `npm start` are checked against them), so that the tests and the
+ * benchmark run the service as it runs.
+ */
+export function productionNodeFlags(root) {
+  const { scripts } = JSON.parse(
+    readFileSync(join(root, 'package.json'), 'utf8'),
+  );
+  const match = /^node\s+(.*?)\s*dist\/main\.js$/.exec(
+    scripts['start:prod'] ?? '',
+  );
+  if (match === null)
+    throw new Error(
+      'package.json start:prod is not "node <flags> dist/main.js"',
+    );
+  return match[1].split(/\s+/).filter(Boolean);
+}
 
 /**
  * Runs `node <args>` on this process's own Node binary (the project's Node 24, whoever

@@ -1,8 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { type NodeProcessOptions, startNodeProcess } from './node-process.mjs';
+import {
+  type NodeProcessOptions,
+  productionNodeFlags,
+  startNodeProcess,
+} from './node-process.mjs';
 
-/** The built service (`npm run build`) as its own process, the way start:prod runs it. */
+/**
+ * The built service (`npm run build`) as its own process, the way start:prod runs it: with
+ * production's Node flags (V8's heap sizing and compilers), which decide its memory and
+ * its pauses under load.
+ */
 export class ServiceProcess {
   private output = '';
   private readonly child: ChildProcess;
@@ -30,7 +38,7 @@ export class ServiceProcess {
     }: { dir?: string; ownProcessGroup?: boolean } = {},
   ): ServiceProcess {
     return new ServiceProcess({
-      args: [resolve(dir, 'dist/main.js')],
+      args: [...productionNodeFlags(dir), resolve(dir, 'dist/main.js')],
       cwd: dir,
       detached: ownProcessGroup,
       // Only what the test gives, plus PATH: nothing leaks in from the test runner's env.
