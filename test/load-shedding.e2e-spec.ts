@@ -44,6 +44,11 @@ describe('load shedding: creates past CREATE_CONCURRENCY_LIMIT', () => {
     );
     expect(refused[0]?.body).toEqual(errorBody(503, OVERLOADED));
     expect(live.status).toBe(200);
+    // Counted, though it never reached Express and its request metrics.
+    const metrics = await send(`${service.url}/metrics`);
+    expect(metrics.text).toMatch(
+      /^plants_shed_total\{reason="concurrency"\} 1$/m,
+    );
 
     // The place is given back when its create is answered: creates work again.
     const deadline = Date.now() + 10_000;

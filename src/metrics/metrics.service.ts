@@ -10,6 +10,10 @@ import {
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
+const SHED_REASONS = ['concurrency', 'queue'] as const;
+/** Which bound a create shed before any work met. */
+export type ShedReason = (typeof SHED_REASONS)[number];
+
 /** The service's Prometheus metrics, in a registry of its own (not prom-client's global). */
 @Injectable()
 export class MetricsService {
@@ -35,6 +39,30 @@ export class MetricsService {
     name: 'plants_replayed_total',
     help: 'Creates that repeated a stored plant exactly (safe retries, nothing written)',
     registers: [this.registry],
+  });
+
+  /**
+   * Load shedding's refusals, by the bound they met, counted by CreateAdmission as plain
+   * numbers and added to plants_shed_total when it is read: under overload a refusal is
+   * paid thousands of times a second, and a labelled counter's inc (it hashes its labels)
+   * added a few percent to it (bench/refusal-cost.mjs).
+   */
+  readonly shedCreates: Record<ShedReason, number> = {
+    concurrency: 0,
+    queue: 0,
+  };
+
+  readonly createsShed = new Counter({
+    name: 'plants_shed_total',
+    help: 'Creates answered 503 before any work (load shedding), by the bound they met: concurrency (CREATE_CONCURRENCY_LIMIT) or queue (the insert queue full or waited past CREATE_QUEUE_WAIT_MS)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+    collect: () => {
+      for (const reason of SHED_REASONS) {
+        this.createsShed.labels(reason).inc(this.shedCreates[reason]);
+        this.shedCreates[reason] = 0;
+      }
+    },
   });
 
   readonly plantConflicts = new Counter({

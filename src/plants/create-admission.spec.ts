@@ -7,6 +7,8 @@ import {
   RawConnection,
 } from '../../test/support/raw-http.js';
 import type { Environment } from '../config/environment.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import type { DataSource } from 'typeorm';
 import { CreateAdmission } from './create-admission.js';
 import type { PlantsRepository } from './plants.repository.js';
 
@@ -38,6 +40,11 @@ describe('CreateAdmission', () => {
   let port: number;
   let overloaded: boolean;
   let admission: CreateAdmission;
+  let metrics: MetricsService;
+  const shedBy = async (reason: string): Promise<number | undefined> =>
+    (await metrics.createsShed.get()).values.find(
+      ({ labels }) => labels.reason === reason,
+    )?.value;
 
   beforeEach(async () => {
     overloaded = true;
@@ -55,6 +62,7 @@ describe('CreateAdmission', () => {
         return overloaded;
       },
     } as PlantsRepository;
+    metrics = new MetricsService({ driver: {} } as DataSource);
     admission = new CreateAdmission(
       { httpAdapter: { getHttpServer: () => server } } as HttpAdapterHost,
       plants,
@@ -62,6 +70,7 @@ describe('CreateAdmission', () => {
         BODY_LIMIT: '1kb',
         CREATE_CONCURRENCY_LIMIT: 100,
       } as Environment,
+      metrics,
     );
     admission.onApplicationBootstrap();
     await new Promise<void>((resolve) =>
@@ -96,6 +105,9 @@ describe('CreateAdmission', () => {
     expect(again.endsWith('admitted')).toBe(true);
     expect(connection.socket.destroyed).toBe(false);
     connection.socket.destroy();
+    // Counted by the bound they met; the admitted create is not.
+    expect(await shedBy('queue')).toBe(2);
+    expect(await shedBy('concurrency')).toBe(0);
   });
 
   it.each([
@@ -130,5 +142,6 @@ describe('CreateAdmission', () => {
     );
     expect(parseResponse(text).status).toBe(200);
     connection.socket.destroy();
+    expect(await shedBy('queue')).toBe(0);
   });
 });

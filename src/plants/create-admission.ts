@@ -8,6 +8,7 @@ import {
   ErrorAnswer,
 } from '../http/error-answer.js';
 import { bodyLimitBytes, declaredLength } from '../http/request-body.js';
+import { MetricsService, type ShedReason } from '../metrics/metrics.service.js';
 import { PlantsRepository } from './plants.repository.js';
 
 type RequestListener = (
@@ -25,7 +26,8 @@ type RequestListener = (
  * fraction of a create, or refusing would itself eat the capacity: so it keeps the
  * connection open when the body is small enough to discard (a reconnect costs the same
  * thread an accept and a handshake). Other routes (health, metrics, documentation) are
- * never refused.
+ * never refused. Refusals never reach Express's request metrics, so they are counted here
+ * (plants_shed_total, by the bound met).
  */
 @Injectable()
 export class CreateAdmission implements OnApplicationBootstrap {
@@ -36,12 +38,16 @@ export class CreateAdmission implements OnApplicationBootstrap {
     close: new ErrorAnswer(ApiError.overloaded(), 'close'),
   } satisfies Record<ConnectionAfterAnswer, ErrorAnswer>;
 
+  private readonly shed: Record<ShedReason, number>;
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly plants: PlantsRepository,
     @InjectEnvironment() private readonly env: Environment,
+    metrics: MetricsService,
   ) {
     this.bodyLimit = bodyLimitBytes(env.BODY_LIMIT);
+    this.shed = metrics.shedCreates;
   }
 
   onApplicationBootstrap(): void {
@@ -62,10 +68,14 @@ export class CreateAdmission implements OnApplicationBootstrap {
   private admits(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'POST' || !request.url?.startsWith('/plants'))
       return true;
-    if (
-      this.inProgress >= this.env.CREATE_CONCURRENCY_LIMIT ||
-      this.plants.isOverloaded
-    ) {
+    const bound =
+      this.inProgress >= this.env.CREATE_CONCURRENCY_LIMIT
+        ? 'concurrency'
+        : this.plants.isOverloaded
+          ? 'queue'
+          : undefined;
+    if (bound !== undefined) {
+      this.shed[bound] += 1;
       this.refuse(request, response);
       return false;
     }
