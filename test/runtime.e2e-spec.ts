@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import { freePort } from './support/free-port.js';
+import { productionNodeFlags } from './support/node-process.mjs';
 import { ServiceProcess } from './support/service-process.js';
 
 /** The Node.js the project pins as a development dependency (`node` on npm). */
@@ -18,7 +19,7 @@ describe('the runtime: the Node.js 24 the project brings, whatever the machine h
     expect(process.version).toBe(await pinnedRuntime());
   });
 
-  it('runs the service, and its start-up log says which', async () => {
+  it("runs the service, with production's flags, and its start-up log says which", async () => {
     const service = ServiceProcess.start({
       DATABASE_URL: inject('databaseUrl'),
       PORT: String(await freePort()),
@@ -30,6 +31,15 @@ describe('the runtime: the Node.js 24 the project brings, whatever the machine h
         /Plant Store listening on \S+ \(Node\.js (v[\d.]+)\)/,
       );
       expect(version).toBe(await pinnedRuntime());
+      // With production's flags, as every test that starts the built service: they decide
+      // its memory and its pauses under load.
+      const commandLine = await readFile(
+        `/proc/${service.pid}/cmdline`,
+        'utf8',
+      );
+      expect(commandLine.split('\0').slice(1, -2)).toEqual(
+        productionNodeFlags('.'),
+      );
     } finally {
       expect(await service.stop()).toBe(0);
     }

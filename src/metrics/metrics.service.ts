@@ -47,7 +47,7 @@ export class MetricsService {
    * paid thousands of times a second, and a labelled counter's inc (it hashes its labels)
    * added a few percent to it (bench/refusal-cost.mjs).
    */
-  readonly shedCreates: Record<ShedReason, number> = {
+  readonly shedSinceRead: Record<ShedReason, number> = {
     concurrency: 0,
     queue: 0,
   };
@@ -59,8 +59,8 @@ export class MetricsService {
     registers: [this.registry],
     collect: () => {
       for (const reason of SHED_REASONS) {
-        this.createsShed.labels(reason).inc(this.shedCreates[reason]);
-        this.shedCreates[reason] = 0;
+        this.createsShed.labels(reason).inc(this.shedSinceRead[reason]);
+        this.shedSinceRead[reason] = 0;
       }
     },
   });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HttpAdapterHost } from '@nestjs/core';
+import type { DataSource } from 'typeorm';
 import {
   isWholeResponse,
   parseResponse,
@@ -8,7 +9,6 @@ import {
 } from '../../test/support/raw-http.js';
 import type { Environment } from '../config/environment.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { DataSource } from 'typeorm';
 import { CreateAdmission } from './create-admission.js';
 import type { PlantsRepository } from './plants.repository.js';
 

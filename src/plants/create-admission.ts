@@ -47,7 +47,7 @@ export class CreateAdmission implements OnApplicationBootstrap {
     metrics: MetricsService,
   ) {
     this.bodyLimit = bodyLimitBytes(env.BODY_LIMIT);
-    this.shed = metrics.shedCreates;
+    this.shed = metrics.shedSinceRead;
   }
 
   onApplicationBootstrap(): void {
