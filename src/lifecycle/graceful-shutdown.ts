@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { InFlightResponses } from './in-flight-responses.js';
 import { ShutdownState } from './shutdown-state.js';
 
 const IDLE_SWEEP_MS = 100;
@@ -24,7 +25,7 @@ export interface DrainTimes {
 @Injectable()
 export class GracefulShutdown implements OnApplicationBootstrap {
   private readonly logger = new Logger('Shutdown');
-  private readonly inFlight = new Set<ServerResponse>();
+  private readonly inFlight = new InFlightResponses();
   private readonly hurried = new AbortController();
 
   constructor(
@@ -38,7 +39,6 @@ export class GracefulShutdown implements OnApplicationBootstrap {
       'request',
       (_request: IncomingMessage, response: ServerResponse) => {
         this.inFlight.add(response);
-        response.once('close', () => this.inFlight.delete(response));
         if (this.state.isShuttingDown)
           response.setHeader('Connection', 'close');
       },
