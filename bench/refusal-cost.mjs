@@ -1,7 +1,7 @@
 // What an overload refusal costs against a create (README, "Overload is shed, not queued"):
 // CPU per request of one server in a closed loop, total and on its main thread, for
 //   create  the built service creating plants;
-//   refuse  the built service refusing every create (CREATE_CONCURRENCY_LIMIT=1);
+//   refuse  the built service refusing every create (CREATE_CONCURRENCY_LIMIT=1, no waiting);
 //   floor   bench/bare-refusal-server.mjs: node:http answering the same 503 and nothing else.
 // Each runs alone, with the flags of `npm run start:prod`, after a 2 s warm-up. Twice the
 // service's capacity leaves (1 - 2p) / (1 - p) of it for creates when p, a refusal's cost
@@ -38,7 +38,7 @@ const servers = [
   {
     name: 'refuse',
     main: join(ROOT, 'dist/main.js'),
-    env: { CREATE_CONCURRENCY_LIMIT: '1' },
+    env: { CREATE_CONCURRENCY_LIMIT: '1', CREATE_WAITING_LIMIT: '0' },
   },
   { name: 'floor', main: join(BENCH, 'bare-refusal-server.mjs'), env: {} },
 ];

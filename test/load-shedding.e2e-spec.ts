@@ -10,9 +10,10 @@ import { useServiceOnOwnPostgres } from './support/own-postgres.js';
 const OVERLOADED = 'The service is overloaded; retry later.';
 
 // A database of its own, since this test hangs it.
-describe('load shedding: creates past CREATE_CONCURRENCY_LIMIT', () => {
+describe('load shedding: creates past CREATE_CONCURRENCY_LIMIT and CREATE_WAITING_LIMIT', () => {
   const own = useServiceOnOwnPostgres('shedding', {
     CREATE_CONCURRENCY_LIMIT: '1',
+    CREATE_WAITING_LIMIT: '0',
   });
 
   it('answers a create past the limit at once with 503 and Retry-After, before any other work', async () => {

@@ -126,13 +126,17 @@ export class Environment {
   @IsIntegerBetween(1, 100_000)
   CREATE_QUEUE_LIMIT: number = 1_000;
 
-  /** Longest a create waits for a statement slot; past it, 503 (never written). */
+  /** Longest a create waits for a work slot, or for a statement slot; past it, 503 (never written). */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
   CREATE_QUEUE_WAIT_MS: number = 1_000;
 
-  /** Creates in progress at once; past it, new creates are answered 503 before any work. */
+  /** Creates worked on at once; more wait their turn (CREATE_WAITING_LIMIT). */
   @IsIntegerBetween(1, 100_000)
-  CREATE_CONCURRENCY_LIMIT: number = 256;
+  CREATE_CONCURRENCY_LIMIT: number = 128;
+
+  /** Creates waiting, before any work, for a work slot; past it, 503 before any work. */
+  @IsIntegerBetween(0, 100_000)
+  CREATE_WAITING_LIMIT: number = 128;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';

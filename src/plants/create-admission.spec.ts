@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HttpAdapterHost } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
@@ -8,6 +8,7 @@ import {
   RawConnection,
 } from '../../test/support/raw-http.js';
 import type { Environment } from '../config/environment.js';
+import { eventually } from '../../test/support/poll.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { CreateAdmission } from './create-admission.js';
 import type { PlantsRepository } from './plants.repository.js';
@@ -39,8 +40,15 @@ describe('CreateAdmission', () => {
   let server: Server;
   let port: number;
   let overloaded: boolean;
+  let env: Environment;
+  /** While true, the stand-in for Express keeps what it is handed instead of answering. */
+  let holding: boolean;
+  let held: ServerResponse[];
   let admission: CreateAdmission;
   let metrics: MetricsService;
+  const waitingNow = async (): Promise<number | undefined> =>
+    (await metrics.registry.getSingleMetric('plant_creates_waiting')?.get())
+      ?.values[0]?.value;
   const shedBy = async (reason: string): Promise<number | undefined> =>
     (await metrics.createsShed.get()).values.find(
       ({ labels }) => labels.reason === reason,
@@ -48,10 +56,14 @@ describe('CreateAdmission', () => {
 
   beforeEach(async () => {
     overloaded = true;
+    holding = false;
+    held = [];
     // Stands in for Express: whatever is admitted is answered 200.
     server = createServer((request, response) => {
       request.resume();
-      request.on('end', () => response.end('admitted'));
+      request.on('end', () =>
+        holding ? held.push(response) : response.end('admitted'),
+      );
     });
     // As the service's server does (protocol-checks.ts): no automatic 100 Continue.
     server.on('checkContinue', (request, response) =>
@@ -63,13 +75,16 @@ describe('CreateAdmission', () => {
       },
     } as PlantsRepository;
     metrics = new MetricsService({ driver: {} } as DataSource);
+    env = {
+      BODY_LIMIT: '1kb',
+      CREATE_CONCURRENCY_LIMIT: 100,
+      CREATE_WAITING_LIMIT: 100,
+      CREATE_QUEUE_WAIT_MS: 1000,
+    } as Environment;
     admission = new CreateAdmission(
       { httpAdapter: { getHttpServer: () => server } } as HttpAdapterHost,
       plants,
-      {
-        BODY_LIMIT: '1kb',
-        CREATE_CONCURRENCY_LIMIT: 100,
-      } as Environment,
+      env,
       metrics,
     );
     admission.onApplicationBootstrap();
@@ -133,6 +148,80 @@ describe('CreateAdmission', () => {
       expect(answer.body).toBe(OVERLOADED);
     },
   );
+
+  it('works on CREATE_CONCURRENCY_LIMIT creates at once, holds CREATE_WAITING_LIMIT more in arrival order before any work, and refuses past both', async () => {
+    Object.assign(env, {
+      CREATE_CONCURRENCY_LIMIT: 1,
+      CREATE_WAITING_LIMIT: 1,
+    });
+    overloaded = false;
+    holding = true;
+    const [first, second, third] = await Promise.all(
+      [1, 2, 3].map(() => RawConnection.open(port)),
+    );
+    first.write(withLength('{"id":1,"name":"First"}'));
+    await eventually('the first create handed on', () =>
+      held.length === 1 ? true : undefined,
+    );
+    second.write(withLength('{"id":2,"name":"Second"}'));
+    await eventually('the second create waiting', async () =>
+      (await waitingNow()) === 1 ? true : undefined,
+    );
+    // One worked on and one waiting: the next is refused at once.
+    third.write(withLength());
+    const refused = parseResponse(
+      await third.until((text) => holdsResponses(text, 1)),
+    );
+    expect(refused.status).toBe(503);
+    expect(await shedBy('concurrency')).toBe(1);
+    // The waiting create was never handed on while the first was being worked on.
+    expect(held).toHaveLength(1);
+
+    held[0].end('first');
+    await first.until((text) => text.endsWith('first'));
+    await eventually('the waiting create handed on', () =>
+      held.length === 2 ? true : undefined,
+    );
+    expect(await waitingNow()).toBe(0);
+    held[1].end('second');
+    await second.until((text) => text.endsWith('second'));
+    for (const connection of [first, second, third])
+      connection.socket.destroy();
+  });
+
+  it('refuses a create that waited CREATE_QUEUE_WAIT_MS for its turn, and never hands it on', async () => {
+    Object.assign(env, {
+      CREATE_CONCURRENCY_LIMIT: 1,
+      CREATE_WAITING_LIMIT: 1,
+    });
+    overloaded = false;
+    holding = true;
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => RawConnection.open(port)),
+    );
+    first.write(withLength());
+    await eventually('the first create handed on', () =>
+      held.length === 1 ? true : undefined,
+    );
+    second.write(withLength());
+    await eventually('the second create waiting', async () =>
+      (await waitingNow()) === 1 ? true : undefined,
+    );
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + env.CREATE_QUEUE_WAIT_MS);
+      held[0].end('first');
+      const refused = parseResponse(
+        await second.until((text) => holdsResponses(text, 1)),
+      );
+      expect(refused.status).toBe(503);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(held).toHaveLength(1);
+    expect(await shedBy('queue')).toBe(1);
+    for (const connection of [first, second]) connection.socket.destroy();
+  });
 
   it('never refuses other routes', async () => {
     const connection = await RawConnection.open(port);

@@ -16,22 +16,38 @@ type RequestListener = (
   response: ServerResponse,
 ) => void;
 
+/** A create let in while every work slot was taken: it waits, before any work, for one. */
+interface WaitingCreate {
+  request: IncomingMessage;
+  response: ServerResponse;
+  /** Epoch ms it arrived: one that waited CREATE_QUEUE_WAIT_MS is refused instead. */
+  since: number;
+}
+
 /**
  * Load shedding for POST /plants, decided before any other work. Past its capacity the
  * service's main thread is the limit (bench/RESULTS.md): every create taken makes all the
  * others later, and arrivals wait in the kernel's socket buffers where no queue bound can
- * see them. So a create is answered 503 with Retry-After at once, by a listener in front
- * of Express, when creates in progress reach CREATE_CONCURRENCY_LIMIT or when the insert
- * queue is overloaded (PlantsRepository.isOverloaded). A refusal must cost a small
- * fraction of a create, or refusing would itself eat the capacity: so it keeps the
- * connection open when the body is small enough to discard (a reconnect costs the same
- * thread an accept and a handshake). Other routes (health, metrics, documentation) are
- * never refused. Refusals never reach Express's request metrics, so they are counted here
- * (plants_shed_total, by the bound met).
+ * see them. So at most CREATE_CONCURRENCY_LIMIT creates are worked on at once; up to
+ * CREATE_WAITING_LIMIT more wait their turn in arrival order, before any work (so a burst
+ * of that size is taken, not refused); past both, or when the insert queue is overloaded
+ * (PlantsRepository.isOverloaded), a create is answered 503 with Retry-After at once, by a
+ * listener in front of Express. Waiting before the work, not in it, is what keeps creates
+ * cheap under overload: with twice as many worked on at once, each create cost the main
+ * thread about a sixth more and the creates answered at twice the capacity fell by a
+ * quarter (bench/RESULTS.md, phase 7). A refusal must cost a small fraction of a create,
+ * or refusing would itself eat the capacity: so it keeps the connection open when the body
+ * is small enough to discard (a reconnect costs the same thread an accept and a handshake).
+ * Other routes (health, metrics, documentation) are never refused nor held. Refusals never
+ * reach Express's request metrics, so they are counted here (plants_shed_total, by the
+ * bound met).
  */
 @Injectable()
 export class CreateAdmission implements OnApplicationBootstrap {
-  private inProgress = 0;
+  /** Creates handed on to Express and not yet closed. */
+  private working = 0;
+  private readonly waiting: WaitingCreate[] = [];
+  private handOn: RequestListener = () => {};
   private readonly bodyLimit: number;
   private readonly refusal = {
     keep: new ErrorAnswer(ApiError.overloaded(), 'keep'),
@@ -48,6 +64,11 @@ export class CreateAdmission implements OnApplicationBootstrap {
   ) {
     this.bodyLimit = bodyLimitBytes(env.BODY_LIMIT);
     this.shed = metrics.shedSinceRead;
+    metrics.gauge(
+      'plant_creates_waiting',
+      'Creates waiting, before any work, for one of CREATE_CONCURRENCY_LIMIT slots',
+      () => this.waiting.length,
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -56,35 +77,61 @@ export class CreateAdmission implements OnApplicationBootstrap {
     if (server === undefined) return;
     const listeners = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
-    server.on(
-      'request',
-      (request: IncomingMessage, response: ServerResponse) => {
-        if (this.admits(request, response))
-          for (const listener of listeners) listener(request, response);
-      },
+    this.handOn = (request, response) => {
+      for (const listener of listeners) listener(request, response);
+    };
+    server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+      this.receive(request, response),
     );
   }
 
-  private admits(request: IncomingMessage, response: ServerResponse): boolean {
-    if (request.method !== 'POST' || !request.url?.startsWith('/plants'))
-      return true;
+  private receive(request: IncomingMessage, response: ServerResponse): void {
+    if (request.method !== 'POST' || !request.url?.startsWith('/plants')) {
+      this.handOn(request, response);
+      return;
+    }
     const bound =
-      this.inProgress >= this.env.CREATE_CONCURRENCY_LIMIT
+      this.working + this.waiting.length >=
+      this.env.CREATE_CONCURRENCY_LIMIT + this.env.CREATE_WAITING_LIMIT
         ? 'concurrency'
         : this.plants.isOverloaded
           ? 'queue'
           : undefined;
-    if (bound !== undefined) {
-      this.shed[bound] += 1;
-      this.refuse(request, response);
-      return false;
-    }
-    this.inProgress += 1;
-    response.once('close', () => (this.inProgress -= 1));
-    return true;
+    if (bound !== undefined) this.refuse(request, response, bound);
+    else if (this.working < this.env.CREATE_CONCURRENCY_LIMIT)
+      this.start(request, response);
+    else this.waiting.push({ request, response, since: Date.now() });
   }
 
-  private refuse(request: IncomingMessage, response: ServerResponse): void {
+  private start(request: IncomingMessage, response: ServerResponse): void {
+    this.working += 1;
+    response.once('close', () => {
+      this.working -= 1;
+      this.startWaiting();
+    });
+    this.handOn(request, response);
+  }
+
+  private startWaiting(): void {
+    while (
+      this.working < this.env.CREATE_CONCURRENCY_LIMIT &&
+      this.waiting.length > 0
+    ) {
+      const { request, response, since } = this.waiting.shift()!;
+      // A client that left while waiting: nothing to answer, nothing to do.
+      if (request.socket.destroyed) continue;
+      if (Date.now() - since >= this.env.CREATE_QUEUE_WAIT_MS)
+        this.refuse(request, response, 'queue');
+      else this.start(request, response);
+    }
+  }
+
+  private refuse(
+    request: IncomingMessage,
+    response: ServerResponse,
+    bound: ShedReason,
+  ): void {
+    this.shed[bound] += 1;
     const connection = this.connectionAfterRefusal(request);
     // Read and dropped, so that the connection can carry the client's next request.
     if (connection === 'keep') request.resume();
