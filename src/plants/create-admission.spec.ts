@@ -149,15 +149,21 @@ describe('CreateAdmission', () => {
     },
   );
 
-  it('works on CREATE_CONCURRENCY_LIMIT creates at once, holds CREATE_WAITING_LIMIT more in arrival order before any work, and refuses past both', async () => {
+  /**
+   * One work slot and one waiting place, both taken: the first create handed on and held,
+   * the second waiting its turn. Returns their connections.
+   */
+  async function takeTheSlotAndTheLine(): Promise<
+    [RawConnection, RawConnection]
+  > {
     Object.assign(env, {
       CREATE_CONCURRENCY_LIMIT: 1,
       CREATE_WAITING_LIMIT: 1,
     });
     overloaded = false;
     holding = true;
-    const [first, second, third] = await Promise.all(
-      [1, 2, 3].map(() => RawConnection.open(port)),
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => RawConnection.open(port)),
     );
     first.write(withLength('{"id":1,"name":"First"}'));
     await eventually('the first create handed on', () =>
@@ -167,7 +173,13 @@ describe('CreateAdmission', () => {
     await eventually('the second create waiting', async () =>
       (await waitingNow()) === 1 ? true : undefined,
     );
+    return [first, second];
+  }
+
+  it('works on CREATE_CONCURRENCY_LIMIT creates at once, holds CREATE_WAITING_LIMIT more in arrival order before any work, and refuses past both', async () => {
+    const [first, second] = await takeTheSlotAndTheLine();
     // One worked on and one waiting: the next is refused at once.
+    const third = await RawConnection.open(port);
     third.write(withLength());
     const refused = parseResponse(
       await third.until((text) => holdsResponses(text, 1)),
@@ -190,23 +202,7 @@ describe('CreateAdmission', () => {
   });
 
   it('refuses a create that waited CREATE_QUEUE_WAIT_MS for its turn, and never hands it on', async () => {
-    Object.assign(env, {
-      CREATE_CONCURRENCY_LIMIT: 1,
-      CREATE_WAITING_LIMIT: 1,
-    });
-    overloaded = false;
-    holding = true;
-    const [first, second] = await Promise.all(
-      [1, 2].map(() => RawConnection.open(port)),
-    );
-    first.write(withLength());
-    await eventually('the first create handed on', () =>
-      held.length === 1 ? true : undefined,
-    );
-    second.write(withLength());
-    await eventually('the second create waiting', async () =>
-      (await waitingNow()) === 1 ? true : undefined,
-    );
+    const [first, second] = await takeTheSlotAndTheLine();
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(Date.now() + env.CREATE_QUEUE_WAIT_MS);
