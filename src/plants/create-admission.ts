@@ -34,8 +34,8 @@ interface WaitingCreate {
  * (PlantsRepository.isOverloaded), a create is answered 503 with Retry-After at once, by a
  * listener in front of Express. Waiting before the work, not in it, is what keeps creates
  * cheap under overload: with twice as many worked on at once, each create cost the main
- * thread about a sixth more and the creates answered at twice the capacity fell by a
- * quarter (bench/RESULTS.md, phase 7). A refusal must cost a small fraction of a create,
+ * thread about a sixth more and a third fewer creates were answered at twice the capacity
+ * (bench/RESULTS.md, phase 7b). A refusal must cost a small fraction of a create,
  * or refusing would itself eat the capacity: so it keeps the connection open when the body
  * is small enough to discard (a reconnect costs the same thread an accept and a handshake).
  * Other routes (health, metrics, documentation) are never refused nor held. Refusals never
