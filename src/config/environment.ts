@@ -126,7 +126,11 @@ export class Environment {
   @IsIntegerBetween(1, 100_000)
   CREATE_QUEUE_LIMIT: number = 1_000;
 
-  /** Longest a create waits for a work slot, or for a statement slot; past it, 503 (never written). */
+  /**
+   * Longest a create waits for a statement slot, or for its turn at a work slot (checked
+   * when the turn comes: a slot frees within DATABASE_REQUEST_TIMEOUT_MS); past it, 503
+   * (never written).
+   */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
   CREATE_QUEUE_WAIT_MS: number = 1_000;
 

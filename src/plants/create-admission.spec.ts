@@ -43,7 +43,8 @@ describe('CreateAdmission', () => {
   let env: Environment;
   /** While true, the stand-in for Express keeps what it is handed instead of answering. */
   let holding: boolean;
-  let held: ServerResponse[];
+  /** What the stand-in for Express was handed and keeps, in the order handed on. */
+  let held: { body: string; response: ServerResponse }[];
   let admission: CreateAdmission;
   let metrics: MetricsService;
   const waitingNow = async (): Promise<number | undefined> =>
@@ -60,9 +61,11 @@ describe('CreateAdmission', () => {
     held = [];
     // Stands in for Express: whatever is admitted is answered 200.
     server = createServer((request, response) => {
-      request.resume();
+      let body = '';
+      request.setEncoding('utf8');
+      request.on('data', (chunk: string) => (body += chunk));
       request.on('end', () =>
-        holding ? held.push(response) : response.end('admitted'),
+        holding ? held.push({ body, response }) : response.end('admitted'),
       );
     });
     // As the service's server does (protocol-checks.ts): no automatic 100 Continue.
@@ -189,16 +192,62 @@ describe('CreateAdmission', () => {
     // The waiting create was never handed on while the first was being worked on.
     expect(held).toHaveLength(1);
 
-    held[0].end('first');
+    held[0].response.end('first');
     await first.until((text) => text.endsWith('first'));
     await eventually('the waiting create handed on', () =>
       held.length === 2 ? true : undefined,
     );
     expect(await waitingNow()).toBe(0);
-    held[1].end('second');
+    held[1].response.end('second');
     await second.until((text) => text.endsWith('second'));
     for (const connection of [first, second, third])
       connection.socket.destroy();
+  });
+
+  it('hands waiting creates on in arrival order, and skips one whose client left while it waited', async () => {
+    Object.assign(env, {
+      CREATE_CONCURRENCY_LIMIT: 1,
+      CREATE_WAITING_LIMIT: 3,
+    });
+    overloaded = false;
+    holding = true;
+    const names = ['First', 'Second', 'Third', 'Fourth'];
+    const connections = await Promise.all(
+      names.map(() => RawConnection.open(port)),
+    );
+    for (const [index, name] of names.entries()) {
+      connections[index].write(withLength(`{"id":${index},"name":"${name}"}`));
+      await eventually(`${name} handed on or waiting`, async () =>
+        held.length + ((await waitingNow()) ?? 0) === index + 1
+          ? true
+          : undefined,
+      );
+    }
+    // The second leaves while it waits; the server sees its connection go.
+    connections[1].socket.destroy();
+    await eventually('the second connection closed', async () =>
+      (await new Promise<number>((resolve, reject) =>
+        server.getConnections((error, count) =>
+          error ? reject(error) : resolve(count),
+        ),
+      )) === 3
+        ? true
+        : undefined,
+    );
+
+    for (const expected of ['Third', 'Fourth']) {
+      held.at(-1)?.response.end('done');
+      await eventually(`${expected} handed on`, () =>
+        held.at(-1)?.body.includes(expected) ? true : undefined,
+      );
+    }
+    expect(held.map(({ body }) => JSON.parse(body).name)).toEqual([
+      'First',
+      'Third',
+      'Fourth',
+    ]);
+    held.at(-1)?.response.end('done');
+    for (const connection of connections) connection.socket.destroy();
   });
 
   it('refuses a create that waited CREATE_QUEUE_WAIT_MS for its turn, and never hands it on', async () => {
@@ -206,7 +255,7 @@ describe('CreateAdmission', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(Date.now() + env.CREATE_QUEUE_WAIT_MS);
-      held[0].end('first');
+      held[0].response.end('first');
       const refused = parseResponse(
         await second.until((text) => holdsResponses(text, 1)),
       );

@@ -20,7 +20,7 @@ type RequestListener = (
 interface WaitingCreate {
   request: IncomingMessage;
   response: ServerResponse;
-  /** Epoch ms it arrived: one that waited CREATE_QUEUE_WAIT_MS is refused instead. */
+  /** Epoch ms it arrived: one that has waited CREATE_QUEUE_WAIT_MS when its turn comes is refused instead. */
   since: number;
 }
 
@@ -90,17 +90,22 @@ export class CreateAdmission implements OnApplicationBootstrap {
       this.handOn(request, response);
       return;
     }
-    const bound =
-      this.working + this.waiting.length >=
-      this.env.CREATE_CONCURRENCY_LIMIT + this.env.CREATE_WAITING_LIMIT
-        ? 'concurrency'
-        : this.plants.isOverloaded
-          ? 'queue'
-          : undefined;
+    const bound = this.boundMet();
     if (bound !== undefined) this.refuse(request, response, bound);
     else if (this.working < this.env.CREATE_CONCURRENCY_LIMIT)
       this.start(request, response);
     else this.waiting.push({ request, response, since: Date.now() });
+  }
+
+  /** The bound a new create would pass, if any: then it is refused before any work. */
+  private boundMet(): ShedReason | undefined {
+    const { CREATE_CONCURRENCY_LIMIT, CREATE_WAITING_LIMIT } = this.env;
+    if (
+      this.working + this.waiting.length >=
+      CREATE_CONCURRENCY_LIMIT + CREATE_WAITING_LIMIT
+    )
+      return 'concurrency';
+    return this.plants.isOverloaded ? 'queue' : undefined;
   }
 
   private start(request: IncomingMessage, response: ServerResponse): void {
