@@ -1,20 +1,30 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+} from '@nestjs/common';
 import { AuthModule } from './auth/auth.module.js';
 import { AppConfigModule } from './config/config.module.js';
-import type { Environment } from './config/environment.js';
+import { Environment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ApiErrorsModule } from './errors/api-errors.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MetricsEndpointModule } from './metrics/metrics-endpoint.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { CreateAdmission } from './plants/create-admission.js';
+import { PlantsController } from './plants/plants.controller.js';
 import { PlantsModule } from './plants/plants.module.js';
+import { ServiceTokens, ServiceTokensModule } from './service-tokens.js';
 
 /**
- * The composition root. Cross-cutting pieces are providers (APP_FILTER and APP_PIPE in
- * ApiErrorsModule, APP_GUARD in AuthModule), so a test that boots AppModule gets what
- * production runs. Each module imports what it uses; only the configuration is global.
- * Booted through forRoot, with the Environment its caller validated.
+ * The service's composition root: the feature modules configured from its validated
+ * environment, and what only the service has (logging, health, metrics, the drain, the
+ * exception filter for every other route, load shedding). Cross-cutting pieces are
+ * providers (APP_FILTER in ApiErrorsModule, APP_GUARD in AuthModule), so a test that boots
+ * AppModule gets what production runs. Only the configuration is global.
  */
 @Module({
   imports: [
@@ -22,17 +32,45 @@ import { PlantsModule } from './plants/plants.module.js';
     LifecycleModule,
     DatabaseModule,
     ApiErrorsModule,
+    MetricsModule,
     MetricsEndpointModule,
-    AuthModule,
-    PlantsModule,
+    AuthModule.forRootAsync({
+      imports: [ServiceTokensModule],
+      inject: [Environment, ServiceTokens],
+      useFactory: (env: Environment, tokens: ServiceTokens) => ({
+        tokens: tokens.accepted,
+        tokenCacheTtlMs: env.TOKEN_CACHE_TTL_MS,
+        tokenLookupConcurrency: env.TOKEN_LOOKUP_CONCURRENCY,
+        authFailureLimit: env.AUTH_FAILURE_LIMIT,
+        authFailureWindowMs: env.AUTH_FAILURE_WINDOW_MS,
+        tokenRateLimit: env.TOKEN_RATE_LIMIT,
+        tokenRateWindowMs: env.TOKEN_RATE_WINDOW_MS,
+      }),
+      // Deny by default: every route of the service needs a token unless @Public().
+      globalGuard: true,
+    }),
+    PlantsModule.forRootAsync({
+      inject: [Environment],
+      useFactory: (env: Environment) => ({
+        bodyLimit: env.BODY_LIMIT,
+        databaseRequestTimeoutMs: env.DATABASE_REQUEST_TIMEOUT_MS,
+        insertQueueLimit: env.CREATE_QUEUE_LIMIT,
+        insertQueueWaitMs: env.CREATE_QUEUE_WAIT_MS,
+      }),
+    }),
     HealthModule,
   ],
 })
-export class AppModule {
+export class AppModule implements NestModule {
   static forRoot(environment: Environment): DynamicModule {
     return {
       module: AppModule,
       imports: [AppConfigModule.forRoot(environment)],
     };
+  }
+
+  /** The root's middleware runs before every module's: a refusal costs the least here. */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(CreateAdmission).forRoutes(PlantsController);
   }
 }

@@ -1,6 +1,5 @@
 import cluster from 'node:cluster';
 import { Logger } from '@nestjs/common';
-import { ConfiguredTokens } from './auth/configured-tokens.js';
 import { createApp } from './app.setup.js';
 import { runClusterPrimary } from './cluster.js';
 import {
@@ -11,6 +10,7 @@ import {
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { handleStopSignals } from './lifecycle/stop-signals.js';
+import { ServiceTokens } from './service-tokens.js';
 
 const logger = new Logger('PlantStore');
 
@@ -88,7 +88,7 @@ async function bootstrap(env: Environment): Promise<void> {
     shutDown(app, env, stopSignal);
     return;
   }
-  const { developmentToken } = app.get(ConfiguredTokens);
+  const { developmentToken } = app.get(ServiceTokens);
   if (developmentToken !== undefined)
     printDevelopmentToken(developmentToken, env);
 }

@@ -1,17 +1,27 @@
-import { Controller, Get, Module, type Type } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Injectable,
+  Module,
+  NotFoundException,
+  Post,
+  type DynamicModule,
+  type NestApplicationOptions,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
-import { AuthModule } from '../src/auth/auth.module.js';
-import { AppConfigModule } from '../src/config/config.module.js';
-import { validateEnvironment } from '../src/config/environment.js';
-import { MIGRATIONS } from '../src/database/migrations/index.js';
-import { ApiErrorsModule } from '../src/errors/api-errors.module.js';
-import { NewPlant } from '../src/plants/dto/new-plant.dto.js';
-import { PlantsModule } from '../src/plants/plants.module.js';
-import { PlantsService } from '../src/plants/plants.service.js';
+import {
+  type AuthenticatedClient,
+  AuthModule,
+  PLANT_STORE_MIGRATIONS,
+  PlantsModule,
+  TokenVerifier,
+} from '../src/index.js';
 import {
   errorBody,
   newPlantJson,
@@ -23,112 +33,348 @@ import { createScratchDatabase } from './support/scratch-database.js';
 import { storedPlant } from './support/stored-plants.js';
 import { TOKEN } from './support/tokens.js';
 
-/** A route of the host's own, to show what AuthModule's guard means for it. */
-@Controller('host')
-class HostController {
-  @Get()
-  greet(): { host: string } {
-    return { host: 'another team' };
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+/** A JSON route of the host's own: its body must arrive as the host's parser made it. */
+@Controller('orders')
+class OrdersController {
+  @Post()
+  place(@Body() order: unknown): { received: unknown } {
+    return { received: order };
+  }
+
+  @Get('missing')
+  missing(): never {
+    throw new NotFoundException('No such order');
   }
 }
 
+let safeCounter = 0;
+/** An id JSON.parse keeps exact (below 2^53), unique across runs. */
+function safeId(): bigint {
+  safeCounter += 1;
+  return BigInt(Date.now()) * 1000n + BigInt(safeCounter);
+}
+
+interface Host {
+  app: NestExpressApplication;
+  url: string;
+  dataSource: DataSource;
+}
+
 /**
- * Another team's root module, as the README's "Using the modules in your own application"
- * writes it: its own TypeORM connection (this project's migrations), the validated settings,
- * and the modules it wants. Nothing from the service's own AppModule or createApp.
+ * Another team's application, as docs/using-the-modules.md writes it: its own TypeORM
+ * connection (this package's migrations), its own JSON route, and the modules configured
+ * with forRoot. Nothing from the service's AppModule or createApp.
  */
-function hostModule(databaseUrl: string): Type {
+async function startHost(
+  modules: DynamicModule[],
+  options: NestApplicationOptions = {},
+  globalPrefix?: string,
+): Promise<Host> {
+  const databaseUrl = await createScratchDatabase(
+    inject('databaseUrl'),
+    'host',
+  );
   @Module({
     imports: [
-      AppConfigModule.forRoot(
-        validateEnvironment({ API_TOKENS: TOKEN, LOG_LEVEL: 'fatal' }),
-      ),
       TypeOrmModule.forRoot({
         type: 'postgres',
         url: databaseUrl,
         autoLoadEntities: true,
-        migrations: MIGRATIONS,
+        migrations: PLANT_STORE_MIGRATIONS,
         migrationsRun: true,
       }),
-      ApiErrorsModule,
-      AuthModule,
-      PlantsModule,
+      ...modules,
     ],
-    controllers: [HostController],
+    controllers: [OrdersController],
   })
-  class HostAppModule {}
-  return HostAppModule;
+  class HostModule {}
+  const app = await NestFactory.create<NestExpressApplication>(
+    HostModule as Type,
+    { logger: false, ...options },
+  );
+  if (globalPrefix !== undefined) app.setGlobalPrefix(globalPrefix);
+  await app.listen(0, '127.0.0.1');
+  return { app, url: await app.getUrl(), dataSource: app.get(DataSource) };
 }
 
-describe('PlantsModule and AuthModule in another application', () => {
-  let app: NestExpressApplication;
-  let url: string;
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    const databaseUrl = await createScratchDatabase(
-      inject('databaseUrl'),
-      'host',
-    );
-    app = await NestFactory.create<NestExpressApplication>(
-      hostModule(databaseUrl),
-      { bodyParser: false, logger: false, abortOnError: false },
-    );
-    await app.listen(0, '127.0.0.1');
-    url = await app.getUrl();
-    dataSource = app.get(DataSource);
+function postJson(url: string, json: string): ReturnType<typeof send> {
+  return send(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: json,
   });
-  afterAll(() => app?.close());
+}
 
-  it('creates plants through PlantsService, in the host database its migrations made', async () => {
-    const id = uniqueId();
-    const plant = await app
-      .get(PlantsService)
-      .create(
-        Object.assign(new NewPlant(), { id, name: 'Fern', tag: 'shade' }),
-      );
+describe("the modules in a host created with Nest's defaults (body parser on)", () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost([
+      PlantsModule.forRoot(),
+      AuthModule.forRoot({ tokens: [TOKEN] }),
+    ]);
+  });
+  afterAll(() => host?.app.close());
 
-    expect(plant).toEqual({ name: 'Fern', tag: 'shade' });
-    expect(await storedPlant(dataSource, id)).toEqual({
+  it('creates a plant with an exact id, and stores it', async () => {
+    const id = safeId();
+    const answer = await postPlant(host.url, newPlantJson(id, 'Fern', 'shade'));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ name: 'Fern', tag: 'shade' });
+    expect(await storedPlant(host.dataSource, id)).toEqual({
       id: id.toString(),
       name: 'Fern',
       tag: 'shade',
     });
   });
 
-  it('creates plants through POST /plants with a bearer token', async () => {
-    const id = uniqueId();
-    const answer = await postPlant(url, newPlantJson(id, 'Monstera'));
-
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ name: 'Monstera' });
-    expect(await storedPlant(dataSource, id)).toEqual({
-      id: id.toString(),
-      name: 'Monstera',
-      tag: null,
+  it("keeps the host's own JSON route as it was: its body arrives, no token needed", async () => {
+    const order = await postJson(
+      `${host.url}/orders`,
+      '{"item": "watering can", "count": 2}',
+    );
+    expect(order.status).toBe(201);
+    expect(order.body).toEqual({
+      received: { item: 'watering can', count: 2 },
     });
   });
 
-  it('answers with the same Error bodies: 401 without a token, 400 for a bad NewPlant', async () => {
+  it("keeps the host's own error answers (Nest's), while the plant route answers with Error bodies", async () => {
+    const missing = await send(`${host.url}/orders/missing`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({
+      statusCode: 404,
+      message: 'No such order',
+      error: 'Not Found',
+    });
+
     const unauthenticated = await postPlant(
-      url,
-      newPlantJson(uniqueId(), 'Fern'),
+      host.url,
+      newPlantJson(safeId(), 'Fern'),
       { token: null },
     );
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.body).toEqual(errorBody(401));
+    expect(unauthenticated.headers.get('www-authenticate')).toBe(
+      'Bearer realm="plant-store"',
+    );
+    expect(unauthenticated.body).toEqual(
+      errorBody(
+        401,
+        'A valid bearer token is required in the Authorization header.',
+      ),
+    );
 
-    const invalid = await postPlant(url, '{"id": "12", "name": "Fern"}');
+    const invalid = await postPlant(host.url, '{"id": "12", "name": "Fern"}');
     expect(invalid.status).toBe(400);
-    expect(invalid.body).toEqual(errorBody(400));
+    expect(invalid.body).toEqual(
+      errorBody(
+        400,
+        'id must be an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or an exponent.',
+      ),
+    );
+
+    const notJson = await send(`${host.url}/plants`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: 'id=1&name=Fern',
+    });
+    expect(notJson.status).toBe(415);
+    expect(notJson.body).toEqual(errorBody(415));
+
+    const id = safeId();
+    expect(
+      (await postPlant(host.url, newPlantJson(id, 'Fern'))).status,
+    ).toBe(200);
+    const conflict = await postPlant(host.url, newPlantJson(id, 'Ivy'));
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toEqual(errorBody(409));
+
+    const wrongMethod = await send(`${host.url}/plants`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body).toEqual(errorBody(405));
   });
 
-  it("guards the host's own routes too: AuthModule's guard is global", async () => {
-    expect((await send(`${url}/host`)).status).toBe(401);
-    const greeted = await send(`${url}/host`, {
-      headers: { Authorization: `Bearer ${TOKEN}` },
+  it('never stores an id beyond 2^53 that JSON.parse may have rounded: 500, nothing written', async () => {
+    const id = uniqueId();
+    const answer = await postPlant(host.url, newPlantJson(id, 'Fern'));
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual(errorBody(500));
+    expect(await storedPlant(host.dataSource, id)).toBeUndefined();
+    const rounded = BigInt(Number(id));
+    expect(await storedPlant(host.dataSource, rounded)).toBeUndefined();
+  });
+});
+
+describe('the modules in a host created with rawBody: true', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost(
+      [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
+      { rawBody: true },
+    );
+  });
+  afterAll(() => host?.app.close());
+
+  it('creates plants with exact ids over the whole int64 range, beyond 2^53 included', async () => {
+    for (const id of [INT64_MAX, INT64_MIN, uniqueId()]) {
+      const answer = await postPlant(host.url, newPlantJson(id, 'Fern'));
+      expect(answer.status).toBe(200);
+      expect(await storedPlant(host.dataSource, id)).toEqual({
+        id: id.toString(),
+        name: 'Fern',
+        tag: null,
+      });
+    }
+    const tooLarge = await postPlant(
+      host.url,
+      newPlantJson(INT64_MAX + 1n, 'Fern'),
+    );
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body).toEqual(errorBody(400));
+  });
+
+  it("holds the raw body to the route's own rules: a body over its limit is 413", async () => {
+    const answer = await postPlant(
+      host.url,
+      `{"id": 1, "name": "${'x'.repeat(20_000)}"}`,
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.body).toEqual(errorBody(413));
+  });
+
+  it("keeps the host's own JSON route as it was", async () => {
+    const order = await postJson(`${host.url}/orders`, '{"item": "pot"}');
+    expect(order.body).toEqual({ received: { item: 'pot' } });
+  });
+});
+
+describe('the modules in a host with a global prefix', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost(
+      [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
+      { rawBody: true },
+      'api',
+    );
+  });
+  afterAll(() => host?.app.close());
+
+  it('serves POST /api/plants, and nothing at /plants', async () => {
+    const id = uniqueId();
+    const answer = await postPlant(`${host.url}/api`, newPlantJson(id, 'Fern'));
+    expect(answer.status).toBe(200);
+    expect((await storedPlant(host.dataSource, id))?.id).toBe(id.toString());
+    expect(
+      (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
+    ).toBe(404);
+    const order = await postJson(`${host.url}/api/orders`, '{"item": "pot"}');
+    expect(order.body).toEqual({ received: { item: 'pot' } });
+  });
+});
+
+/** A team's own verifier: accepts one token of its own, and records what it was asked. */
+@Injectable()
+class TeamVerifier extends TokenVerifier {
+  static readonly asked: string[] = [];
+
+  verify(token: string): Promise<AuthenticatedClient | undefined> {
+    TeamVerifier.asked.push(token);
+    return Promise.resolve(
+      token === 'team-token-0123456789' ? { name: 'team' } : undefined,
+    );
+  }
+}
+
+describe('AuthModule with a verifier of the host and a global guard', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost(
+      [
+        PlantsModule.forRoot(),
+        AuthModule.forRoot({ tokenVerifier: TeamVerifier, globalGuard: true }),
+      ],
+      { rawBody: true },
+    );
+  });
+  afterAll(() => host?.app.close());
+
+  it("lets the host's verifier decide: its token passes, the service's does not", async () => {
+    const id = uniqueId();
+    const accepted = await postPlant(host.url, newPlantJson(id, 'Fern'), {
+      token: 'team-token-0123456789',
     });
-    expect(greeted.status).toBe(200);
-    expect(greeted.body).toEqual({ host: 'another team' });
+    expect(accepted.status).toBe(200);
+    expect(await storedPlant(host.dataSource, id)).toBeDefined();
+
+    const refused = await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'));
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual(errorBody(401));
+    expect(TeamVerifier.asked).toEqual(['team-token-0123456789', TOKEN]);
+  });
+
+  it("guards the host's own routes too when the guard is global", async () => {
+    const order = await postJson(`${host.url}/orders`, '{"item": "pot"}');
+    expect(order.status).toBe(401);
+  });
+});
+
+/** Settings a host keeps in a provider of its own, given through forRootAsync. */
+@Injectable()
+class HostSettings {
+  readonly bodyLimit = '100b';
+  readonly tokens = ['async-token-0123456789'];
+}
+
+@Module({ providers: [HostSettings], exports: [HostSettings] })
+class HostSettingsModule {}
+
+describe('the modules configured with forRootAsync from a provider of the host', () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost(
+      [
+        PlantsModule.forRootAsync({
+          imports: [HostSettingsModule],
+          inject: [HostSettings],
+          useFactory: (settings: HostSettings) => ({
+            bodyLimit: settings.bodyLimit,
+          }),
+        }),
+        AuthModule.forRootAsync({
+          imports: [HostSettingsModule],
+          inject: [HostSettings],
+          useFactory: (settings: HostSettings) => ({
+            tokens: settings.tokens,
+          }),
+        }),
+      ],
+      { rawBody: true },
+    );
+  });
+  afterAll(() => host?.app.close());
+
+  it("applies the provider's settings: its token, its body limit", async () => {
+    const token = 'async-token-0123456789';
+    const id = uniqueId();
+    expect(
+      (await postPlant(host.url, newPlantJson(id, 'Fern'), { token })).status,
+    ).toBe(200);
+    expect(
+      (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
+    ).toBe(401);
+    const long = await postPlant(
+      host.url,
+      newPlantJson(uniqueId(), 'x'.repeat(100)),
+      { token },
+    );
+    expect(long.status).toBe(413);
+    expect(long.body).toEqual(
+      errorBody(413, 'The request body is larger than the limit of 100b.'),
+    );
   });
 });

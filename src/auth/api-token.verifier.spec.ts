@@ -1,6 +1,6 @@
-import { validateEnvironment } from '../config/environment.js';
 import type { ApiTokenEntity } from './api-token.entity.js';
 import { ApiTokenVerifier } from './api-token.verifier.js';
+import { AuthSettings } from './auth-module.options.js';
 import type { ApiTokensService } from './api-tokens.service.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 import { hashToken } from './token-hash.js';
@@ -19,14 +19,14 @@ function tableWith(rows: Partial<ApiTokenEntity>[]) {
 
 function verifierWith(
   table: ApiTokensService,
-  env: Record<string, string> = {},
+  options: ConstructorParameters<typeof AuthSettings>[0] = {},
 ) {
   return new ApiTokenVerifier(
     new ConfiguredTokens(
       ['first-token-0123456789', 'second-token-0123456789'].map(hashToken),
     ),
     table,
-    validateEnvironment({ DATABASE_URL: 'postgres://u:p@db/test', ...env }),
+    new AuthSettings(options),
   );
 }
 
@@ -75,7 +75,7 @@ describe('ApiTokenVerifier', () => {
   it('caches an unknown managed token too, then asks again after the TTL', async () => {
     vi.useFakeTimers();
     const { service, findActive } = tableWith([]);
-    const verifier = verifierWith(service, { TOKEN_CACHE_TTL_MS: '5000' });
+    const verifier = verifierWith(service, { tokenCacheTtlMs: 5000 });
 
     await verifier.verify(MANAGED);
     await verifier.verify(MANAGED);
@@ -91,7 +91,7 @@ describe('ApiTokenVerifier', () => {
     const { service } = tableWith([
       { name: 'short', tokenHash: hashToken(MANAGED), expiresAt },
     ]);
-    const verifier = verifierWith(service, { TOKEN_CACHE_TTL_MS: '30000' });
+    const verifier = verifierWith(service, { tokenCacheTtlMs: 30000 });
 
     await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'short' });
     vi.advanceTimersByTime(1001);
@@ -111,7 +111,7 @@ describe('ApiTokenVerifier', () => {
     const { service, findActive } = tableWith([
       { name: 'ci', tokenHash: hashToken(MANAGED) },
     ]);
-    const verifier = verifierWith(service, { TOKEN_CACHE_TTL_MS: '5000' });
+    const verifier = verifierWith(service, { tokenCacheTtlMs: 5000 });
     await expect(
       verifier.verify('first-token-0123456789', { suspect: true }),
     ).resolves.toEqual({ name: 'api-token-1' });
@@ -126,13 +126,13 @@ describe('ApiTokenVerifier', () => {
     expect(findActive).toHaveBeenCalledTimes(2);
   });
 
-  it('runs at most TOKEN_LOOKUP_CONCURRENCY look-ups of unknown tokens at a time, and a known token passes them', async () => {
+  it('runs at most tokenLookupConcurrency look-ups of unknown tokens at a time, and a known token passes them', async () => {
     const { service, findActive } = tableWith([
       { name: 'ci', tokenHash: hashToken(MANAGED) },
     ]);
     const verifier = verifierWith(service, {
-      TOKEN_LOOKUP_CONCURRENCY: '2',
-      TOKEN_CACHE_TTL_MS: '0',
+      tokenLookupConcurrency: 2,
+      tokenCacheTtlMs: 0,
     });
     await verifier.verify(MANAGED);
     findActive.mockClear();

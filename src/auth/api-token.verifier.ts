@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { type Environment, InjectEnvironment } from '../config/environment.js';
 import {
   ApiTokensService,
   MANAGED_TOKEN_PREFIX,
 } from './api-tokens.service.js';
+import { AuthSettings } from './auth-module.options.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 import { findTokenHash, hashToken } from './token-hash.js';
@@ -24,12 +24,12 @@ interface LookedUpToken {
 }
 
 /**
- * Accepts the tokens of API_TOKENS (compared by hash, in constant time) and the managed
- * tokens of the api_tokens table. Table look-ups, found or not, are cached for
- * TOKEN_CACHE_TTL_MS so the hot path does not query per request: a revocation takes
+ * Accepts the tokens of AuthModule's `tokens` option (the service's API_TOKENS), compared
+ * by hash in constant time, and the managed tokens of the api_tokens table. Table
+ * look-ups, found or not, are cached for tokenCacheTtlMs (TOKEN_CACHE_TTL_MS) so the hot path does not query per request: a revocation takes
  * effect within that time, an expiry at once (the cached entry carries the expiry).
  * What a flood of unknown tokens can cost the database is bounded: their look-ups run at
- * most TOKEN_LOOKUP_CONCURRENCY at a time, and none at all for a suspect caller.
+ * most tokenLookupConcurrency (TOKEN_LOOKUP_CONCURRENCY) at a time, and none at all for a suspect caller.
  */
 @Injectable()
 export class ApiTokenVerifier extends TokenVerifier {
@@ -46,12 +46,12 @@ export class ApiTokenVerifier extends TokenVerifier {
   constructor(
     private readonly configured: ConfiguredTokens,
     private readonly tokens: ApiTokensService,
-    @InjectEnvironment() env: Environment,
+    settings: AuthSettings,
   ) {
     super();
-    this.found = new TtlCache(env.TOKEN_CACHE_TTL_MS, CACHE_MAX_ENTRIES);
-    this.notFound = new TtlCache(env.TOKEN_CACHE_TTL_MS, CACHE_MAX_ENTRIES);
-    this.unknownLookUps = new ConcurrencyLimit(env.TOKEN_LOOKUP_CONCURRENCY);
+    this.found = new TtlCache(settings.tokenCacheTtlMs, CACHE_MAX_ENTRIES);
+    this.notFound = new TtlCache(settings.tokenCacheTtlMs, CACHE_MAX_ENTRIES);
+    this.unknownLookUps = new ConcurrencyLimit(settings.tokenLookupConcurrency);
   }
 
   async verify(

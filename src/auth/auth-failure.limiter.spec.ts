@@ -1,11 +1,11 @@
-import { validateEnvironment } from '../config/environment.js';
+import { AuthSettings } from './auth-module.options.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
 
 function limiter(limit: number, windowMs: number): AuthFailureLimiter {
   return new AuthFailureLimiter(
-    validateEnvironment({
-      AUTH_FAILURE_LIMIT: String(limit),
-      AUTH_FAILURE_WINDOW_MS: String(windowMs),
+    new AuthSettings({
+      authFailureLimit: limit,
+      authFailureWindowMs: windowMs,
     }),
   );
 }

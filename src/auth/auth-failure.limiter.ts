@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { AuthSettings } from './auth-module.options.js';
 
 export interface FailureVerdict {
   blocked: boolean;
@@ -20,8 +20,8 @@ export function clientAddress(request: { ip?: string }): string {
 const MAX_ADDRESSES = 100_000;
 
 /**
- * Counts failed authentications per client address: AUTH_FAILURE_LIMIT per
- * AUTH_FAILURE_WINDOW_MS, the window starting at the address's first failure. Only failures
+ * Counts failed authentications per client address: authFailureLimit per
+ * authFailureWindowMs (AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS), the window starting at the address's first failure. Only failures
  * count: a client with a valid token is never held back by someone else guessing from the
  * same address. Synchronous and in this process's memory, because the guard asks it before
  * every token look-up (README "Rate limits": per replica, on purpose).
@@ -31,13 +31,13 @@ export class AuthFailureLimiter {
   // Insertion order is window order (every window has the same length): oldest first.
   private readonly windows = new Map<string, FailureWindow>();
 
-  constructor(@InjectEnvironment() private readonly env: Environment) {}
+  constructor(private readonly settings: AuthSettings) {}
 
   /** True when the address has used up its failures for the current window. */
   isOverLimit(clientAddress: string): boolean {
     const window = this.liveWindow(clientAddress);
     return (
-      window !== undefined && window.failures >= this.env.AUTH_FAILURE_LIMIT
+      window !== undefined && window.failures >= this.settings.authFailureLimit
     );
   }
 
@@ -47,7 +47,7 @@ export class AuthFailureLimiter {
       this.liveWindow(clientAddress) ?? this.openWindow(clientAddress, now);
     window.failures += 1;
     return {
-      blocked: window.failures > this.env.AUTH_FAILURE_LIMIT,
+      blocked: window.failures > this.settings.authFailureLimit,
       retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)),
     };
   }
@@ -67,7 +67,7 @@ export class AuthFailureLimiter {
     }
     const window = {
       failures: 0,
-      endsAt: now + this.env.AUTH_FAILURE_WINDOW_MS,
+      endsAt: now + this.settings.authFailureWindowMs,
     };
     this.windows.set(clientAddress, window);
     return window;

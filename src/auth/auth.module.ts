@@ -1,50 +1,69 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { ThrottlerModule } from '@nestjs/throttler';
-import { Environment } from '../config/environment.js';
-import { ApiTokenVerifier } from './api-token.verifier.js';
-import { ApiTokensModule } from './api-tokens.module.js';
+import {
+  getOptionsToken,
+  getStorageToken,
+  type ThrottlerModuleOptions,
+  ThrottlerStorageService,
+} from '@nestjs/throttler';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
-import { BearerAuthGuard } from './bearer-auth.guard.js';
+import { type AuthModuleOptions, AuthSettings } from './auth-module.options.js';
+import {
+  AUTH_MODULE_OPTIONS,
+  type AUTH_OPTIONS_TYPE,
+  ConfigurableAuthModule,
+} from './auth.module-definition.js';
 import { BearerStrategy } from './bearer.strategy.js';
-import { ConfiguredTokens, loadConfiguredTokens } from './configured-tokens.js';
-import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
-import { TokenStartupCheck } from './token-startup.check.js';
+import { ConfiguredTokens } from './configured-tokens.js';
 import { TokenVerifier } from './token-verifier.js';
 
+/**
+ * Bearer tokens: header -> BearerStrategy (passport-http-bearer) -> TokenVerifier -> the
+ * guard's one refusal path (401, or 429 past the failure limit); then the per-token rate
+ * limit. Configured with forRoot(options?) or forRootAsync({ imports, inject, useFactory }),
+ * with `tokenVerifier` and `globalGuard` beside the options (auth-module.options.ts).
+ *
+ * The rate limit's storage and options are this module's own providers rather than
+ * ThrottlerModule's, which is global: a host's own ThrottlerModule keeps its settings.
+ */
 @Module({
-  imports: [
-    PassportModule,
-    ApiTokensModule,
-    ThrottlerModule.forRootAsync({
-      inject: [Environment],
-      useFactory: (env: Environment) => ({
+  imports: [PassportModule],
+  providers: [
+    {
+      provide: AuthSettings,
+      inject: [AUTH_MODULE_OPTIONS],
+      useFactory: (options: AuthModuleOptions | undefined) =>
+        new AuthSettings(options),
+    },
+    {
+      provide: ConfiguredTokens,
+      inject: [AUTH_MODULE_OPTIONS],
+      useFactory: (options: AuthModuleOptions | undefined) =>
+        ConfiguredTokens.of(options?.tokens ?? []),
+    },
+    {
+      provide: getOptionsToken(),
+      inject: [AuthSettings],
+      useFactory: (settings: AuthSettings): ThrottlerModuleOptions => ({
         throttlers: [
           {
             name: 'per-token',
-            ttl: env.TOKEN_RATE_WINDOW_MS,
-            limit: env.TOKEN_RATE_LIMIT,
+            ttl: settings.tokenRateWindowMs,
+            limit: settings.tokenRateLimit,
           },
         ],
         setHeaders: false,
       }),
-    }),
-  ],
-  providers: [
-    {
-      provide: ConfiguredTokens,
-      inject: [Environment],
-      useFactory: (env: Environment) => loadConfiguredTokens(env),
     },
-    { provide: TokenVerifier, useClass: ApiTokenVerifier },
+    { provide: getStorageToken(), useClass: ThrottlerStorageService },
     BearerStrategy,
     AuthFailureLimiter,
-    TokenStartupCheck,
-    // Guards run in this order: who is calling, then how often.
-    { provide: APP_GUARD, useClass: BearerAuthGuard },
-    { provide: APP_GUARD, useClass: TokenRateLimitGuard },
   ],
-  exports: [ConfiguredTokens, TokenVerifier],
+  exports: [TokenVerifier],
 })
-export class AuthModule {}
+export class AuthModule extends ConfigurableAuthModule {
+  /** With no options at all: every default (managed tokens only, plant routes guarded). */
+  static override forRoot(options: typeof AUTH_OPTIONS_TYPE = {}) {
+    return super.forRoot(options);
+  }
+}

@@ -4,8 +4,10 @@ import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ApiError } from '../errors/api-error.js';
 import { AuthFailureLimiter, clientAddress } from './auth-failure.limiter.js';
+import { AuthGuardScope } from './auth-module.options.js';
 import { BEARER_STRATEGY } from './bearer.strategy.js';
 import { IS_PUBLIC } from './public.decorator.js';
+import { REQUIRES_TOKEN } from './requires-token.decorator.js';
 import type { AuthenticatedClient } from './token-verifier.js';
 
 export const REALM = 'plant-store';
@@ -22,7 +24,8 @@ function challengeFor(request: Request): string {
 }
 
 /**
- * Deny by default: every route needs a valid bearer token unless marked @Public().
+ * Global (the service): every route needs a valid bearer token unless marked @Public().
+ * Not global (a host's default): only routes marked @RequiresToken(), the plant routes.
  * Header -> BearerStrategy (passport-http-bearer) -> TokenVerifier -> handleRequest, where
  * every request without a valid token is refused: 401, or 429 once its address is past
  * its failure limit.
@@ -32,18 +35,23 @@ export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
   constructor(
     private readonly reflector: Reflector,
     private readonly failures: AuthFailureLimiter,
+    private readonly scope: AuthGuardScope,
   ) {
     super();
   }
 
   override canActivate(context: ExecutionContext): Promise<boolean> | true {
-    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(
-      IS_PUBLIC,
-      [context.getHandler(), context.getClass()],
-    );
-    return (
-      isPublic === true || (super.canActivate(context) as Promise<boolean>)
-    );
+    return this.isOpen(context)
+      ? true
+      : (super.canActivate(context) as Promise<boolean>);
+  }
+
+  private isOpen(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    const marked = (key: string): boolean =>
+      this.reflector.getAllAndOverride<boolean | undefined>(key, targets) ===
+      true;
+    return marked(IS_PUBLIC) || (!this.scope.global && !marked(REQUIRES_TOKEN));
   }
 
   override handleRequest<TUser = AuthenticatedClient>(

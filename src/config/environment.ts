@@ -12,6 +12,9 @@ import {
   validateSync,
   ValidationError,
 } from 'class-validator';
+import { AUTH_DEFAULTS } from '../auth/auth-module.options.js';
+import { BODY_LIMIT_FORMAT } from '../http/request-body.js';
+import { PLANTS_DEFAULTS } from '../plants/plants-module.options.js';
 
 const NODE_ENVS = ['development', 'production', 'test'] as const;
 const LOG_LEVELS = [
@@ -59,7 +62,8 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 /**
  * Every setting the service reads, with its default and its rule. This class is the
- * single source of truth for configuration; the README table mirrors it.
+ * single source of truth for configuration; the README table mirrors it. Settings the
+ * service hands to PlantsModule and AuthModule take those modules' defaults.
  */
 export class Environment {
   @IsIn(NODE_ENVS, { message: `must be one of ${NODE_ENVS.join(', ')}` })
@@ -93,10 +97,10 @@ export class Environment {
   API_TOKENS: string[] = [];
 
   /** Largest accepted request body, in bytes or with a unit: 16kb, 1mb. */
-  @Matches(/^\d+(b|kb|mb)?$/i, {
+  @Matches(BODY_LIMIT_FORMAT, {
     message: 'must be a size such as 16384, 16kb or 1mb',
   })
-  BODY_LIMIT: string = '16kb';
+  BODY_LIMIT: string = PLANTS_DEFAULTS.bodyLimit;
 
   /** Where the embedded database and the development token live. */
   @IsString()
@@ -120,11 +124,12 @@ export class Environment {
    * Covers what the connect and statement timeouts do not: an open but silent connection.
    */
   @IsIntegerBetween(100, 600_000, 'milliseconds')
-  DATABASE_REQUEST_TIMEOUT_MS: number = 2_000;
+  DATABASE_REQUEST_TIMEOUT_MS: number =
+    PLANTS_DEFAULTS.databaseRequestTimeoutMs;
 
   /** Creates waiting for a free statement slot; past it, new creates get 503 at once. */
   @IsIntegerBetween(1, 100_000)
-  CREATE_QUEUE_LIMIT: number = 1_000;
+  CREATE_QUEUE_LIMIT: number = PLANTS_DEFAULTS.insertQueueLimit;
 
   /**
    * Longest a create waits for a statement slot, or for its turn at a work slot (checked
@@ -132,7 +137,7 @@ export class Environment {
    * (never written).
    */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
-  CREATE_QUEUE_WAIT_MS: number = 1_000;
+  CREATE_QUEUE_WAIT_MS: number = PLANTS_DEFAULTS.insertQueueWaitMs;
 
   /** Creates worked on at once; more wait their turn (CREATE_WAITING_LIMIT). */
   @IsIntegerBetween(1, 100_000)
@@ -194,28 +199,28 @@ export class Environment {
 
   /** How long a token looked up in the database is trusted before it is looked up again. */
   @IsIntegerBetween(0, 30_000, 'milliseconds')
-  TOKEN_CACHE_TTL_MS: number = 10_000;
+  TOKEN_CACHE_TTL_MS: number = AUTH_DEFAULTS.tokenCacheTtlMs;
 
   /**
    * Look-ups of tokens not yet seen valid, at most this many at a time: the share of the
    * database pool a flood of unknown tokens can take.
    */
   @IsIntegerBetween(1, 100)
-  TOKEN_LOOKUP_CONCURRENCY: number = 2;
+  TOKEN_LOOKUP_CONCURRENCY: number = AUTH_DEFAULTS.tokenLookupConcurrency;
 
   /** Failed authentications allowed per client address and window before 429. */
   @IsIntegerBetween(1, 1_000_000)
-  AUTH_FAILURE_LIMIT: number = 30;
+  AUTH_FAILURE_LIMIT: number = AUTH_DEFAULTS.authFailureLimit;
 
   @IsIntegerBetween(1_000, 3_600_000, 'milliseconds')
-  AUTH_FAILURE_WINDOW_MS: number = 60_000;
+  AUTH_FAILURE_WINDOW_MS: number = AUTH_DEFAULTS.authFailureWindowMs;
 
   /** Requests allowed per token and window; 0: no per-token limit. */
   @IsIntegerBetween(0, 1_000_000)
-  TOKEN_RATE_LIMIT: number = 0;
+  TOKEN_RATE_LIMIT: number = AUTH_DEFAULTS.tokenRateLimit;
 
   @IsIntegerBetween(1_000, 3_600_000, 'milliseconds')
-  TOKEN_RATE_WINDOW_MS: number = 60_000;
+  TOKEN_RATE_WINDOW_MS: number = AUTH_DEFAULTS.tokenRateWindowMs;
 }
 
 /** Raised at boot; its message names every offending variable and never its value. */

@@ -7,10 +7,17 @@ const UNIT_BYTES: Readonly<Record<string, number>> = {
   mb: 1024 * 1024,
 };
 
-/** BODY_LIMIT ("16kb", "1mb", "16384", already validated) in bytes; a kb is 1024 bytes. */
+/** A body size: bytes, or with a unit (16384, 16kb, 1mb). */
+export const BODY_LIMIT_FORMAT = /^(\d+)(b|kb|mb)?$/i;
+
+export function isBodyLimit(limit: string): boolean {
+  return BODY_LIMIT_FORMAT.test(limit);
+}
+
+/** A body limit ("16kb", "1mb", "16384", checked by isBodyLimit) in bytes; a kb is 1024 bytes. */
 export function bodyLimitBytes(limit: string): number {
-  const [, digits, unit] = /^(\d+)([a-z]*)$/i.exec(limit) ?? [];
-  return Number(digits) * UNIT_BYTES[unit === '' ? 'b' : unit.toLowerCase()];
+  const [, digits, unit = 'b'] = BODY_LIMIT_FORMAT.exec(limit) ?? [];
+  return Number(digits) * UNIT_BYTES[unit.toLowerCase()];
 }
 
 /** The declared Content-Length, or undefined when the body is chunked or absent. */
@@ -37,16 +44,6 @@ export function readBody(
   limit: number,
   limitText: string,
 ): Promise<Buffer> {
-  // A host application that kept Express's own body parser has read the stream already:
-  // waiting for its end would hang the request, so the misconfiguration is a 500, logged.
-  if (request.readableEnded) {
-    return Promise.reject(
-      new Error(
-        'The request body was already read by another body parser: create the ' +
-          'application with bodyParser: false (see the README, "Using the modules").',
-      ),
-    );
-  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;

@@ -1,6 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { HttpAdapterHost } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import {
   isWholeResponse,
@@ -11,7 +10,7 @@ import type { Environment } from '../config/environment.js';
 import { eventually } from '../../test/support/poll.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { CreateAdmission } from './create-admission.js';
-import type { PlantsRepository } from './plants.repository.js';
+import type { PlantsService } from './plants.service.js';
 
 const BODY = '{"id":1,"name":"Fern"}';
 const OVERLOADED = JSON.stringify({
@@ -59,15 +58,21 @@ describe('CreateAdmission', () => {
     overloaded = true;
     holding = false;
     held = [];
-    // Stands in for Express: whatever is admitted is answered 200.
-    server = createServer((request, response) => {
-      let body = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (body += chunk));
-      request.on('end', () =>
-        holding ? held.push({ body, response }) : response.end('admitted'),
-      );
-    });
+    // The plant route as Nest mounts it: the admission once per route of the controller
+    // (POST /plants matches two), then the rest of the route, stood in for by a handler
+    // that answers whatever is admitted with 200.
+    server = createServer((request, response) =>
+      admission.use(request, response, () =>
+        admission.use(request, response, () => {
+          let body = '';
+          request.setEncoding('utf8');
+          request.on('data', (chunk: string) => (body += chunk));
+          request.on('end', () =>
+            holding ? held.push({ body, response }) : response.end('admitted'),
+          );
+        }),
+      ),
+    );
     // As the service's server does (protocol-checks.ts): no automatic 100 Continue.
     server.on('checkContinue', (request, response) =>
       server.emit('request', request, response),
@@ -76,7 +81,7 @@ describe('CreateAdmission', () => {
       get isOverloaded() {
         return overloaded;
       },
-    } as PlantsRepository;
+    } as PlantsService;
     metrics = new MetricsService({ driver: {} } as DataSource);
     env = {
       BODY_LIMIT: '1kb',
@@ -84,13 +89,7 @@ describe('CreateAdmission', () => {
       CREATE_WAITING_LIMIT: 100,
       CREATE_QUEUE_WAIT_MS: 1000,
     } as Environment;
-    admission = new CreateAdmission(
-      { httpAdapter: { getHttpServer: () => server } } as HttpAdapterHost,
-      plants,
-      env,
-      metrics,
-    );
-    admission.onApplicationBootstrap();
+    admission = new CreateAdmission(plants, env, metrics);
     await new Promise<void>((resolve) =>
       server.listen(0, '127.0.0.1', resolve),
     );
@@ -268,9 +267,9 @@ describe('CreateAdmission', () => {
     for (const connection of [first, second]) connection.socket.destroy();
   });
 
-  it('never refuses other routes', async () => {
+  it('never refuses other methods on the route (they are answered 405 after it)', async () => {
     const connection = await RawConnection.open(port);
-    connection.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    connection.write('GET /plants HTTP/1.1\r\nHost: x\r\n\r\n');
     const text = await connection.until((received) =>
       holdsResponses(received, 1),
     );

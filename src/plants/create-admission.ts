@@ -1,6 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable, type NestMiddleware } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError } from '../errors/api-error.js';
 import {
@@ -9,17 +8,20 @@ import {
 } from '../http/error-answer.js';
 import { bodyLimitBytes, declaredLength } from '../http/request-body.js';
 import { MetricsService, type ShedReason } from '../metrics/metrics.service.js';
-import { PlantsRepository } from './plants.repository.js';
+import { PlantsService } from './plants.service.js';
 
-type RequestListener = (
-  request: IncomingMessage,
-  response: ServerResponse,
-) => void;
+type Next = () => void;
+
+// Set on a request once admitted: Nest mounts this middleware on each route of the
+// controller, and POST /plants matches two (the create, and the 405 answer to the rest).
+const admitted = Symbol('admitted');
+type AdmittedRequest = IncomingMessage & { [admitted]?: true };
 
 /** A create let in while every work slot was taken: it waits, before any work, for one. */
 interface WaitingCreate {
   request: IncomingMessage;
   response: ServerResponse;
+  handOn: Next;
   /** Epoch ms it arrived: one that has waited CREATE_QUEUE_WAIT_MS when its turn comes is refused instead. */
   since: number;
 }
@@ -31,23 +33,23 @@ interface WaitingCreate {
  * see them. So at most CREATE_CONCURRENCY_LIMIT creates are worked on at once; up to
  * CREATE_WAITING_LIMIT more wait their turn in arrival order, before any work (so a burst
  * of that size is taken, not refused); past both, or when the insert queue is overloaded
- * (PlantsRepository.isOverloaded), a create is answered 503 with Retry-After at once, by a
- * listener in front of Express. Waiting before the work, not in it, is what keeps creates
+ * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once, by
+ * the first middleware of the plant routes (AppModule binds it to PlantsController, so
+ * it follows them wherever Nest mounts them, a global prefix included). Waiting before the work, not in it, is what keeps creates
  * cheap under overload: with twice as many worked on at once, each create cost the main
  * thread about a sixth more and a third fewer creates were answered at twice the capacity
  * (bench/RESULTS.md, phase 7b). A refusal must cost a small fraction of a create,
  * or refusing would itself eat the capacity: so it keeps the connection open when the body
  * is small enough to discard (a reconnect costs the same thread an accept and a handshake).
- * Other routes (health, metrics, documentation) are never refused nor held. Refusals never
- * reach Express's request metrics, so they are counted here (plants_shed_total, by the
+ * Other methods and routes are never refused nor held. Refusals never
+ * reach the request metrics, so they are counted here (plants_shed_total, by the
  * bound met).
  */
 @Injectable()
-export class CreateAdmission implements OnApplicationBootstrap {
-  /** Creates handed on to Express and not yet closed. */
+export class CreateAdmission implements NestMiddleware {
+  /** Creates handed on and not yet closed. */
   private working = 0;
   private readonly waiting: WaitingCreate[] = [];
-  private handOn: RequestListener = () => {};
   private readonly bodyLimit: number;
   private readonly refusal = {
     keep: new ErrorAnswer(ApiError.overloaded(), 'keep'),
@@ -57,8 +59,7 @@ export class CreateAdmission implements OnApplicationBootstrap {
   private readonly shed: Record<ShedReason, number>;
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly plants: PlantsRepository,
+    private readonly plants: PlantsService,
     @InjectEnvironment() private readonly env: Environment,
     metrics: MetricsService,
   ) {
@@ -71,30 +72,18 @@ export class CreateAdmission implements OnApplicationBootstrap {
     );
   }
 
-  onApplicationBootstrap(): void {
-    const server = this.adapterHost.httpAdapter?.getHttpServer() as
-      Server | undefined;
-    if (server === undefined) return;
-    const listeners = server.listeners('request') as RequestListener[];
-    server.removeAllListeners('request');
-    this.handOn = (request, response) => {
-      for (const listener of listeners) listener(request, response);
-    };
-    server.on('request', (request: IncomingMessage, response: ServerResponse) =>
-      this.receive(request, response),
-    );
-  }
-
-  private receive(request: IncomingMessage, response: ServerResponse): void {
-    if (request.method !== 'POST' || !request.url?.startsWith('/plants')) {
-      this.handOn(request, response);
+  use(request: AdmittedRequest, response: ServerResponse, next: Next): void {
+    if (request.method !== 'POST' || request[admitted] === true) {
+      next();
       return;
     }
+    request[admitted] = true;
     const bound = this.boundMet();
     if (bound !== undefined) this.refuse(request, response, bound);
     else if (this.working < this.env.CREATE_CONCURRENCY_LIMIT)
-      this.start(request, response);
-    else this.waiting.push({ request, response, since: Date.now() });
+      this.start(response, next);
+    else
+      this.waiting.push({ request, response, handOn: next, since: Date.now() });
   }
 
   /** The bound a new create would pass, if any: then it is refused before any work. */
@@ -108,13 +97,13 @@ export class CreateAdmission implements OnApplicationBootstrap {
     return this.plants.isOverloaded ? 'queue' : undefined;
   }
 
-  private start(request: IncomingMessage, response: ServerResponse): void {
+  private start(response: ServerResponse, handOn: Next): void {
     this.working += 1;
     response.once('close', () => {
       this.working -= 1;
       this.startWaiting();
     });
-    this.handOn(request, response);
+    handOn();
   }
 
   private startWaiting(): void {
@@ -122,12 +111,12 @@ export class CreateAdmission implements OnApplicationBootstrap {
       this.working < this.env.CREATE_CONCURRENCY_LIMIT &&
       this.waiting.length > 0
     ) {
-      const { request, response, since } = this.waiting.shift()!;
+      const { request, response, handOn, since } = this.waiting.shift()!;
       // A client that left while waiting: nothing to answer, nothing to do.
       if (request.socket.destroyed) continue;
       if (Date.now() - since >= this.env.CREATE_QUEUE_WAIT_MS)
         this.refuse(request, response, 'queue');
-      else this.start(request, response);
+      else this.start(response, handOn);
     }
   }
 

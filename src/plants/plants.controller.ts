@@ -6,6 +6,7 @@ import {
   HttpStatus,
   Post,
   Req,
+  UseFilters,
 } from '@nestjs/common';
 import {
   ApiBearerAuth,
@@ -16,15 +17,24 @@ import {
 } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../auth/public.decorator.js';
+import { RequiresToken } from '../auth/requires-token.decorator.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { AcceptsJson } from '../http/accepts-json.decorator.js';
+import { createValidationPipe } from '../http/validation.pipe.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
 import { PlantsService } from './plants.service.js';
 
+/**
+ * The route brings its own answers: its exception filter and validation pipe are bound
+ * here, not as APP_FILTER or APP_PIPE, so a host's other routes keep theirs.
+ */
 @ApiTags('plants')
 @ApiBearerAuth('bearerAuth')
+@RequiresToken()
+@UseFilters(ApiExceptionFilter)
 @Controller('plants')
 export class PlantsController {
   constructor(private readonly plants: PlantsService) {}
@@ -39,7 +49,10 @@ export class PlantsController {
   })
   @ApiOkResponse({ type: Plant, description: 'plant response' })
   @ApiErrorResponses(400, 401, 409, 413, 415, 429, 500, 503)
-  create(@Body() newPlant: NewPlant, @Req() request: Request): Promise<Plant> {
+  create(
+    @Body(createValidationPipe()) newPlant: NewPlant,
+    @Req() request: Request,
+  ): Promise<Plant> {
     // A client that closed its connection is gone: its plant, if not yet sent, is not written.
     const { socket } = request;
     return this.plants.create(

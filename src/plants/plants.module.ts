@@ -1,21 +1,52 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { JsonBodyModule } from '../http/json-body.module.js';
+import { JsonBodyGuard } from '../http/json-body.guard.js';
+import { JsonBodyReader } from '../http/json-body.reader.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { PlantEntity } from './plant.entity.js';
+import {
+  ConfigurablePlantsModule,
+  PLANTS_MODULE_OPTIONS,
+  type PLANTS_OPTIONS_TYPE,
+  type PlantsModuleOptions,
+  PlantsSettings,
+} from './plants-module.options.js';
 import { PlantsController } from './plants.controller.js';
-import { CreateAdmission } from './create-admission.js';
 import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
+/**
+ * POST /plants and PlantsService over the host's TypeORM connection, configured with
+ * forRoot(options?) or forRootAsync({ imports, inject, useFactory }). Everything the route
+ * needs comes with it (its body reader, validation pipe and exception filter are bound to
+ * the controller), and nothing is installed on the application: the host's other routes
+ * answer and validate as they did. Who may call it is AuthModule's business.
+ */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([PlantEntity]),
-    MetricsModule,
-    JsonBodyModule,
-  ],
+  imports: [TypeOrmModule.forFeature([PlantEntity]), MetricsModule],
   controllers: [PlantsController],
-  providers: [PlantsService, PlantsRepository, CreateAdmission],
+  providers: [
+    {
+      provide: PlantsSettings,
+      inject: [PLANTS_MODULE_OPTIONS],
+      useFactory: (options: PlantsModuleOptions | undefined) =>
+        new PlantsSettings(options),
+    },
+    {
+      provide: JsonBodyReader,
+      inject: [PlantsSettings],
+      useFactory: (settings: PlantsSettings) =>
+        new JsonBodyReader(settings.bodyLimit),
+    },
+    JsonBodyGuard,
+    PlantsService,
+    PlantsRepository,
+  ],
   exports: [PlantsService],
 })
-export class PlantsModule {}
+export class PlantsModule extends ConfigurablePlantsModule {
+  /** With no options at all: every setting's default. */
+  static override forRoot(options: typeof PLANTS_OPTIONS_TYPE = {}) {
+    return super.forRoot(options);
+  }
+}

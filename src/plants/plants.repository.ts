@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { EntityMetadata, Repository } from 'typeorm';
-import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { poolOf, queryWithin } from '../database/bounded-query.js';
 import {
   type InsertOutcome,
@@ -11,6 +10,7 @@ import {
   type PlantRow,
 } from './plant-insert.batcher.js';
 import { PlantEntity } from './plant.entity.js';
+import { PlantsSettings } from './plants-module.options.js';
 
 export type { InsertOutcome, InsertRequest, PlantRow };
 
@@ -65,13 +65,16 @@ export class PlantsRepository {
   constructor(
     @InjectRepository(PlantEntity)
     private readonly plants: Repository<PlantEntity>,
-    @InjectEnvironment() env: Environment,
+    settings: PlantsSettings,
     metrics: MetricsService,
   ) {
     this.statements = statementsFor(plants.metadata);
     const batcher = new PlantInsertBatcher(
       (rows, deadline) => this.insertRows(rows, deadline),
-      { maxRows: env.CREATE_QUEUE_LIMIT, maxWaitMs: env.CREATE_QUEUE_WAIT_MS },
+      {
+        maxRows: settings.insertQueueLimit,
+        maxWaitMs: settings.insertQueueWaitMs,
+      },
     );
     this.batcher = batcher;
     metrics.gauge(

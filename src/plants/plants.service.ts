@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { isLostConnection } from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
+import { PlantsSettings } from './plants-module.options.js';
 import { PlantsRepository } from './plants.repository.js';
 
 const LOST_CONNECTION_ATTEMPTS = 3;
@@ -20,19 +20,24 @@ export class PlantsService {
   constructor(
     private readonly plants: PlantsRepository,
     private readonly metrics: MetricsService,
-    @InjectEnvironment() private readonly env: Environment,
+    private readonly settings: PlantsSettings,
   ) {}
+
+  /** True while a new create would be refused 503 at once: load shedding asks first. */
+  get isOverloaded(): boolean {
+    return this.plants.isOverloaded;
+  }
 
   /**
    * A pooled connection the server has ended (a restart, pg_terminate_backend) fails at
    * once; so may the next few, ended in the same sweep. Repeating is safe: if a lost
    * attempt did store the plant, the next one replays it. A database that cannot answer
    * is left to the exception filter (503). The whole database part of the create, retries
-   * included, ends within DATABASE_REQUEST_TIMEOUT_MS. `clientGone` says whether the client
+   * included, ends within the databaseRequestTimeoutMs option. `clientGone` says whether the client
    * has left: a plant not yet sent to the database then is never written.
    */
   async create(newPlant: NewPlant, clientGone?: () => boolean): Promise<Plant> {
-    const deadline = Date.now() + this.env.DATABASE_REQUEST_TIMEOUT_MS;
+    const deadline = Date.now() + this.settings.databaseRequestTimeoutMs;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.createOrReplay(newPlant, deadline, clientGone);

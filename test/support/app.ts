@@ -13,11 +13,15 @@ export interface RunningApp {
 /**
  * The real service, as main.ts builds it, listening on a free loopback port. `settings`
  * are environment variables for this instance only, on top of the test environment.
+ * `url` is the server's root, without the global prefix.
  */
 export async function startApp(
   settings: Record<string, string> = {},
+  { globalPrefix }: { globalPrefix?: string } = {},
 ): Promise<RunningApp> {
   const app = await createApp(testEnvironment(settings));
+  // As a host would mount the service's routes under a path of its own.
+  if (globalPrefix !== undefined) app.setGlobalPrefix(globalPrefix);
   await app.listen(0, '127.0.0.1');
   return {
     app,

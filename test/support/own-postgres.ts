@@ -14,12 +14,13 @@ export interface ServiceOnOwnPostgres {
 export function useServiceOnOwnPostgres(
   name: string,
   settings: Record<string, string> = {},
+  app: Parameters<typeof startApp>[1] = {},
 ): ServiceOnOwnPostgres {
   let postgres: TestPostgres | undefined;
   let service: RunningApp | undefined;
   beforeAll(async () => {
     postgres = await startTestPostgres(name);
-    service = await startApp({ DATABASE_URL: postgres.url, ...settings });
+    service = await startApp({ DATABASE_URL: postgres.url, ...settings }, app);
   });
   afterAll(async () => {
     await postgres?.resume();

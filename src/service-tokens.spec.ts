@@ -1,11 +1,12 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateEnvironment } from '../config/environment.js';
-import { loadConfiguredTokens } from './configured-tokens.js';
-import { hashToken } from './token-hash.js';
+import { ConfiguredTokens } from './auth/configured-tokens.js';
+import { hashToken } from './auth/token-hash.js';
+import { validateEnvironment } from './config/environment.js';
+import { loadServiceTokens } from './service-tokens.js';
 
-describe('loadConfiguredTokens', () => {
+describe('loadServiceTokens', () => {
   let dataDir: string;
 
   beforeEach(async () => {
@@ -13,36 +14,41 @@ describe('loadConfiguredTokens', () => {
   });
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-  it('hashes the tokens of API_TOKENS and keeps no plain copy', async () => {
-    const tokens = await loadConfiguredTokens(
+  it('takes the tokens of API_TOKENS, which AuthModule keeps as hashes only', async () => {
+    const tokens = await loadServiceTokens(
       validateEnvironment({
         API_TOKENS: 'first-token-0123456789,second-token-0123456789',
         DATA_DIR: dataDir,
       }),
     );
-    expect(tokens.hashes).toEqual([
+    expect(tokens.accepted).toEqual([
+      'first-token-0123456789',
+      'second-token-0123456789',
+    ]);
+    expect(tokens.developmentToken).toBeUndefined();
+    const configured = ConfiguredTokens.of(tokens.accepted);
+    expect(configured.hashes).toEqual([
       hashToken('first-token-0123456789'),
       hashToken('second-token-0123456789'),
     ]);
-    expect(tokens.developmentToken).toBeUndefined();
-    expect(JSON.stringify(tokens)).not.toContain('first-token');
+    expect(JSON.stringify(configured)).not.toContain('first-token');
   });
 
   it('gives no token on an external database: tokens then come from the api_tokens table', async () => {
-    const tokens = await loadConfiguredTokens(
+    const tokens = await loadServiceTokens(
       validateEnvironment({
         DATABASE_URL: 'postgres://u:p@db/plants',
         DATA_DIR: dataDir,
       }),
     );
-    expect(tokens.hashes).toEqual([]);
+    expect(tokens.accepted).toEqual([]);
     expect(tokens.developmentToken).toBeUndefined();
   });
 
   it('makes a development token once for the embedded database, private to its owner, and reuses it', async () => {
     const env = validateEnvironment({ DATA_DIR: dataDir });
-    const first = await loadConfiguredTokens(env);
-    const second = await loadConfiguredTokens(env);
+    const first = await loadServiceTokens(env);
+    const second = await loadServiceTokens(env);
 
     expect(first.developmentToken).toMatch(/^dev_[\w-]{43}$/);
     expect(second.developmentToken).toBe(first.developmentToken);
@@ -50,6 +56,6 @@ describe('loadConfiguredTokens', () => {
       first.developmentToken,
     );
     expect((await stat(join(dataDir, 'dev-token'))).mode & 0o777).toBe(0o600);
-    expect(first.hashes).toEqual([hashToken(first.developmentToken ?? '')]);
+    expect(first.accepted).toEqual([first.developmentToken]);
   });
 });

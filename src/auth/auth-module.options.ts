@@ -1,0 +1,85 @@
+import type { Type } from '@nestjs/common';
+import { definedOnly } from '../common/defined-only.js';
+import type { TokenVerifier } from './token-verifier.js';
+
+/** How AuthModule checks tokens; every field has a default. Async-able (forRootAsync). */
+export interface AuthModuleOptions {
+  /** Bearer tokens accepted as they are (kept only as hashes), besides managed tokens. */
+  tokens?: readonly string[];
+  /** How long a managed token looked up in the database is trusted before a new look-up. */
+  tokenCacheTtlMs?: number;
+  /** Look-ups of managed tokens not yet seen valid, at most this many at a time. */
+  tokenLookupConcurrency?: number;
+  /** Failed authentications allowed per client address and window before 429. */
+  authFailureLimit?: number;
+  authFailureWindowMs?: number;
+  /** Requests allowed per token and window; 0: no per-token limit. */
+  tokenRateLimit?: number;
+  tokenRateWindowMs?: number;
+}
+
+/**
+ * Chosen when the module is defined, so given to forRoot and forRootAsync alike (never
+ * from an async factory): they decide which providers the module has.
+ */
+export interface AuthModuleExtras {
+  /**
+   * Decides whether a token is valid: a class extending TokenVerifier, built by Nest in
+   * AuthModule (it may inject what forRootAsync's `imports` export). Default: the
+   * service's own (the `tokens` above and the api_tokens table).
+   */
+  tokenVerifier?: Type<TokenVerifier>;
+  /**
+   * true: every route of the application needs a token unless marked @Public() (the
+   * service). false (the default): only routes marked @RequiresToken() do (the plant
+   * routes are), so a host's own routes stay as they were.
+   */
+  globalGuard?: boolean;
+}
+
+export const AUTH_DEFAULTS: Readonly<Required<AuthModuleOptions>> = {
+  tokens: [],
+  tokenCacheTtlMs: 10_000,
+  tokenLookupConcurrency: 2,
+  authFailureLimit: 30,
+  authFailureWindowMs: 60_000,
+  tokenRateLimit: 0,
+  tokenRateWindowMs: 60_000,
+};
+
+/** The options with every default filled in, checked once when the module starts. */
+export class AuthSettings {
+  readonly tokenCacheTtlMs: number;
+  readonly tokenLookupConcurrency: number;
+  readonly authFailureLimit: number;
+  readonly authFailureWindowMs: number;
+  readonly tokenRateLimit: number;
+  readonly tokenRateWindowMs: number;
+
+  constructor(options: AuthModuleOptions = {}) {
+    const given = { ...AUTH_DEFAULTS, ...definedOnly(options) };
+    const atLeast = (key: keyof typeof given, min: number): number => {
+      const value = given[key];
+      if (
+        typeof value !== 'number' ||
+        !Number.isSafeInteger(value) ||
+        value < min
+      )
+        throw new Error(
+          `AuthModule: ${key} must be an integer of at least ${min}.`,
+        );
+      return value;
+    };
+    this.tokenCacheTtlMs = atLeast('tokenCacheTtlMs', 0);
+    this.tokenLookupConcurrency = atLeast('tokenLookupConcurrency', 1);
+    this.authFailureLimit = atLeast('authFailureLimit', 1);
+    this.authFailureWindowMs = atLeast('authFailureWindowMs', 1);
+    this.tokenRateLimit = atLeast('tokenRateLimit', 0);
+    this.tokenRateWindowMs = atLeast('tokenRateWindowMs', 1);
+  }
+}
+
+/** Whether the bearer guard applies to every route or to marked ones only. */
+export class AuthGuardScope {
+  constructor(readonly global: boolean) {}
+}

@@ -1,0 +1,51 @@
+import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ApiTokenVerifier } from './api-token.verifier.js';
+import { ApiTokensModule } from './api-tokens.module.js';
+import {
+  AuthGuardScope,
+  type AuthModuleExtras,
+  type AuthModuleOptions,
+} from './auth-module.options.js';
+import { BearerAuthGuard } from './bearer-auth.guard.js';
+import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
+import { TokenStartupCheck } from './token-startup.check.js';
+import { TokenVerifier } from './token-verifier.js';
+
+/** The providers that depend on the extras: the verifier, and the guards' scope. */
+function providersFor({
+  tokenVerifier,
+  globalGuard = false,
+}: AuthModuleExtras): Provider[] {
+  const own = tokenVerifier === undefined;
+  return [
+    { provide: TokenVerifier, useClass: tokenVerifier ?? ApiTokenVerifier },
+    { provide: AuthGuardScope, useValue: new AuthGuardScope(globalGuard) },
+    // Guards run in this order: who is calling, then how often. APP_GUARD in either
+    // scope: the bearer guard itself lets through the routes its scope leaves open.
+    { provide: APP_GUARD, useClass: BearerAuthGuard },
+    { provide: APP_GUARD, useClass: TokenRateLimitGuard },
+    // The api_tokens table is the default verifier's: a host's own verifier needs none.
+    ...(own ? [TokenStartupCheck] : []),
+  ];
+}
+
+export const {
+  ConfigurableModuleClass: ConfigurableAuthModule,
+  MODULE_OPTIONS_TOKEN: AUTH_MODULE_OPTIONS,
+  OPTIONS_TYPE: AUTH_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: AUTH_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<AuthModuleOptions>({ moduleName: 'Auth' })
+  .setClassMethodName('forRoot')
+  .setExtras<AuthModuleExtras>(
+    { tokenVerifier: undefined, globalGuard: false },
+    (definition, extras) => ({
+      ...definition,
+      imports: [
+        ...(definition.imports ?? []),
+        ...(extras.tokenVerifier === undefined ? [ApiTokensModule] : []),
+      ],
+      providers: [...(definition.providers ?? []), ...providersFor(extras)],
+    }),
+  )
+  .build();
