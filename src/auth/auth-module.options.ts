@@ -37,6 +37,9 @@ export interface AuthModuleExtras {
   globalGuard?: boolean;
 }
 
+/** A configured token: at least 16 printable ASCII characters, nothing a guess finds. */
+export const BEARER_TOKEN_FORMAT = /^[\x21-\x7e]{16,}$/;
+
 export const AUTH_DEFAULTS: Readonly<Required<AuthModuleOptions>> = {
   tokens: [],
   tokenCacheTtlMs: 10_000,
@@ -76,6 +79,13 @@ export class AuthSettings {
     this.authFailureWindowMs = atLeast('authFailureWindowMs', 1);
     this.tokenRateLimit = atLeast('tokenRateLimit', 0);
     this.tokenRateWindowMs = atLeast('tokenRateWindowMs', 1);
+    // Never names the token: the message may be logged.
+    given.tokens.forEach((token, index) => {
+      if (!BEARER_TOKEN_FORMAT.test(token))
+        throw new Error(
+          `AuthModule: tokens[${index}] must be at least 16 printable ASCII characters.`,
+        );
+    });
   }
 }
 

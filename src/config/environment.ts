@@ -12,7 +12,10 @@ import {
   validateSync,
   ValidationError,
 } from 'class-validator';
-import { AUTH_DEFAULTS } from '../auth/auth-module.options.js';
+import {
+  AUTH_DEFAULTS,
+  BEARER_TOKEN_FORMAT,
+} from '../auth/auth-module.options.js';
 import { BODY_LIMIT_FORMAT } from '../http/request-body.js';
 import { PLANTS_DEFAULTS } from '../plants/plants-module.options.js';
 
@@ -89,7 +92,7 @@ export class Environment {
   /** Comma-separated bearer tokens accepted by the service. */
   @Transform(splitList)
   @IsString({ each: true })
-  @Matches(/^[\x21-\x7e]{16,}$/, {
+  @Matches(BEARER_TOKEN_FORMAT, {
     each: true,
     message:
       'must be a comma-separated list of tokens of at least 16 printable ASCII characters',

@@ -1,0 +1,173 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { startNodeProcess } from './support/node-process.mjs';
+import { freePort } from './support/free-port.js';
+import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { eventually } from './support/poll.js';
+import { createScratchDatabase } from './support/scratch-database.js';
+import { TOKEN } from './support/tokens.js';
+
+const run = promisify(execFile);
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
+const INSTALL_TIMEOUT_MS = 240_000;
+
+/** The first TypeScript block of the guide: the whole host application it shows. */
+async function guideExample(): Promise<string> {
+  const guide = await readFile(GUIDE, 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(guide)?.[1];
+  if (block === undefined) throw new Error(`No \`\`\`ts block in ${GUIDE}`);
+  return block;
+}
+
+async function storedName(
+  databaseUrl: string,
+  id: bigint,
+): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      'SELECT name FROM plants WHERE id = $1::bigint',
+      [id.toString()],
+    );
+    return rows[0]?.name;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The package as another team gets it: `npm pack` of the built project, installed as a
+ * dependency in an empty folder, imported by its name from the guide's own example,
+ * compiled with TypeScript against the package's types, and run.
+ */
+describe('the packed package, installed and imported by name', () => {
+  let folder: string;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'plant-store-host-'));
+    const { stdout } = await run(
+      'npm',
+      ['pack', '--json', '--pack-destination', folder],
+      { cwd: ROOT },
+    );
+    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+    await writeFile(
+      join(folder, 'package.json'),
+      JSON.stringify({
+        name: 'shop',
+        private: true,
+        type: 'module',
+        dependencies: { 'plant-store': `file:./${filename}` },
+      }),
+    );
+    // Packages come from npm's cache where this machine has them (npm ci filled it).
+    await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund'],
+      { cwd: folder, timeout: INSTALL_TIMEOUT_MS },
+    );
+    await writeFile(join(folder, 'host.ts'), await guideExample());
+    await writeFile(
+      join(folder, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          target: 'es2023',
+          strict: true,
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+          skipLibCheck: true,
+          outDir: 'out',
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+          types: ['node'],
+        },
+        files: ['host.ts'],
+      }),
+    );
+    await run(process.execPath, [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(folder, 'tsconfig.json'),
+    ]);
+  }, INSTALL_TIMEOUT_MS + 60_000);
+  afterAll(() => rm(folder, { recursive: true, force: true }));
+
+  it('exports the public surface by name, and nothing by path', async () => {
+    const script = [
+      "const surface = await import('plant-store');",
+      'console.log(JSON.stringify(Object.keys(surface).sort()));',
+      "await import('plant-store/dist/main.js').then(() => console.log('deep'), (e) => console.log(e.code));",
+    ].join('\n');
+    const { stdout } = await run(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: folder },
+    );
+    const [names, deep] = stdout.trim().split('\n');
+    expect(JSON.parse(names ?? '[]')).toEqual(
+      expect.arrayContaining([
+        'AuthModule',
+        'ErrorBody',
+        'NewPlant',
+        'PLANT_STORE_MIGRATIONS',
+        'Plant',
+        'PlantsModule',
+        'Public',
+        'TokenVerifier',
+      ]),
+    );
+    expect(deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it("runs the guide's application: plants created with exact ids, its own route's body kept", async () => {
+    const databaseUrl = await createScratchDatabase(
+      inject('databaseUrl'),
+      'package',
+    );
+    const port = await freePort();
+    let output = '';
+    const host = startNodeProcess({
+      args: [join(folder, 'out', 'host.js')],
+      cwd: folder,
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: databaseUrl,
+        PLANTS_TOKEN: TOKEN,
+        PORT: String(port),
+      },
+      onOutput: (text: string) => (output += text),
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(`the host listening on ${url}`, () =>
+        send(`${url}/orders`).catch(() => undefined),
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}; the host printed: ${output}`);
+      });
+      const id = uniqueId();
+      const created = await postPlant(url, newPlantJson(id, 'Fern'));
+      expect(created.status).toBe(200);
+      expect(created.body).toEqual({ name: 'Fern' });
+      expect(await storedName(databaseUrl, id)).toBe('Fern');
+
+      const order = await send(`${url}/orders`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"item": "pot"}',
+      });
+      expect(order.status).toBe(201);
+      expect(order.body).toEqual({ placed: 'pot' });
+    } finally {
+      host.child.kill('SIGTERM');
+      await host.exited;
+    }
+  }, 60_000);
+});
