@@ -2,7 +2,7 @@ import { PLANTS_DEFAULTS, PlantsSettings } from './plants-module.options.js';
 
 describe('PlantsSettings', () => {
   it('fills every option left out, or given as undefined, with its default', () => {
-    expect({ ...new PlantsSettings() }).toEqual({
+    expect(new PlantsSettings()).toEqual({
       ...PLANTS_DEFAULTS,
       bodyLimitBytes: 16_384,
     });
