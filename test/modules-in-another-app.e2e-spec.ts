@@ -11,6 +11,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -118,6 +119,28 @@ describe("the modules in a host created with Nest's defaults (body parser on)", 
   });
   afterAll(() => host?.app.close());
 
+  it("installs nothing on the host's HTTP server: the listeners of a host without the modules", async () => {
+    const listenersOf = (server: Server) =>
+      Object.fromEntries(
+        server
+          .eventNames()
+          .map((event) => [String(event), server.listenerCount(event)]),
+      );
+    const server = host.app.getHttpServer() as Server;
+    // Requests go straight to the host's Express application, through nothing else.
+    expect(server.listeners('request')).toEqual([
+      host.app.getHttpAdapter().getInstance(),
+    ]);
+    const bare = await startHost([]);
+    try {
+      expect(listenersOf(server)).toEqual(
+        listenersOf(bare.app.getHttpServer() as Server),
+      );
+    } finally {
+      await bare.app.close();
+    }
+  });
+
   it('creates a plant with an exact id, and stores it', async () => {
     const id = safeId();
     const answer = await postPlant(host.url, newPlantJson(id, 'Fern', 'shade'));
@@ -187,9 +210,9 @@ describe("the modules in a host created with Nest's defaults (body parser on)", 
     expect(notJson.body).toEqual(errorBody(415));
 
     const id = safeId();
-    expect(
-      (await postPlant(host.url, newPlantJson(id, 'Fern'))).status,
-    ).toBe(200);
+    expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
+      200,
+    );
     const conflict = await postPlant(host.url, newPlantJson(id, 'Ivy'));
     expect(conflict.status).toBe(409);
     expect(conflict.body).toEqual(errorBody(409));
