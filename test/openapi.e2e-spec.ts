@@ -1,6 +1,6 @@
 import { DEFAULT_MESSAGES } from '../src/errors/api-error.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { send } from './support/http.js';
+import { postPlant, send } from './support/http.js';
 import { contractOf, type OpenApiDocument, readSpec } from './support/spec.js';
 
 const ERROR_STATUSES = ['400', '401', '409', '413', '415', '429', '500', '503'];
@@ -120,6 +120,24 @@ describe('the published OpenAPI document', () => {
         message: DEFAULT_MESSAGES[Number(status)],
       });
     }
+  });
+
+  it("gives the Error schema's message, as its example, what the service answers to a bad id", async () => {
+    const schemas = (
+      published as unknown as {
+        components: {
+          schemas: Record<
+            string,
+            { properties: Record<string, { example?: unknown }> }
+          >;
+        };
+      }
+    ).components.schemas;
+    const answer = await postPlant(service.url, '{"id": 1.5, "name": "Fern"}');
+    expect(answer.status).toBe(400);
+    expect(schemas.Error?.properties.message?.example).toBe(
+      (answer.body as { message: string }).message,
+    );
   });
 
   it('lists Retry-After where the service sends it: 429 and 503', () => {

@@ -10,7 +10,7 @@ import { ApiExceptionFilter } from './api-exception.filter.js';
 
 interface Captured {
   status?: number;
-  headers: Record<string, string>;
+  headers: Record<string, string | number>;
   body?: unknown;
   destroyed: boolean;
 }
@@ -22,18 +22,25 @@ function hostFor(
     requestId,
   }: { headersSent?: boolean; requestId?: string } = {},
 ): ArgumentsHost {
+  // What ErrorAnswer writes with: Node's writeHead and end.
+  let declaredLength: number | undefined;
   const response = {
     headersSent,
-    status(code: number) {
+    writeHead(code: number, headers: Record<string, string | number>) {
       captured.status = code;
+      const {
+        'Content-Type': type,
+        'Content-Length': length,
+        ...rest
+      } = headers;
+      expect(type).toBe('application/json; charset=utf-8');
+      Object.assign(captured.headers, rest);
+      declaredLength = Number(length);
       return response;
     },
-    set(headers: Record<string, string>) {
-      Object.assign(captured.headers, headers);
-      return response;
-    },
-    json(body: unknown) {
-      captured.body = body;
+    end(body: string) {
+      expect(Buffer.byteLength(body)).toBe(declaredLength);
+      captured.body = JSON.parse(body);
       return response;
     },
     destroy() {

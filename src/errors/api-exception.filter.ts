@@ -11,13 +11,7 @@ import { isDatabaseUnavailable } from '../database/database-errors.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import { routeLabel } from '../http/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
-import { ErrorBody } from './error-body.dto.js';
-
-interface ErrorAnswer {
-  status: number;
-  message: string;
-  headers: Readonly<Record<string, string>>;
-}
+import { ErrorAnswer } from './error-answer.js';
 
 /** Errors raised by Express and body-parser carry their status (http-errors). */
 function clientErrorStatusOf(exception: unknown): number | undefined {
@@ -30,7 +24,8 @@ function clientErrorStatusOf(exception: unknown): number | undefined {
 }
 
 /**
- * The one owner of every non-200 body: `{ error, message }` with `error` the HTTP status.
+ * Decides the Error answer of every failure on a route (ErrorAnswer builds and writes it):
+ * `{ error, message }` with `error` the HTTP status.
  * Expected failures keep their status and message; a database that cannot answer is a 503;
  * anything else is logged in full with the request id and answered with a generic 500
  * that reveals nothing.
@@ -50,10 +45,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    response
-      .status(answer.status)
-      .set(answer.headers)
-      .json(new ErrorBody(answer.status, answer.message));
+    answer.writeTo(response);
   }
 
   private answerFor(exception: unknown, request: Request): ErrorAnswer {
@@ -62,13 +54,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const known = isDatabaseUnavailable(exception)
       ? ApiError.databaseUnavailable()
       : exception;
-    if (known instanceof ApiError) {
-      return {
-        status: known.getStatus(),
-        message: known.message,
-        headers: known.headers,
-      };
-    }
+    if (known instanceof ApiError) return ErrorAnswer.of(known);
     // Nest's own exceptions (an unknown route, say) say things like "Cannot GET /x":
     // keep the status, use the catalogue's sentence.
     const status =
@@ -76,7 +62,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
         ? exception.getStatus()
         : clientErrorStatusOf(exception);
     if (status !== undefined && status < 500) {
-      return { status, message: defaultMessage(status), headers: {} };
+      return ErrorAnswer.forStatus(status);
     }
     return this.unexpected(exception, request, status);
   }
@@ -91,10 +77,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       `Unexpected error on ${request.method} ${routeLabel(request)} [request ${requestId}]`,
       exception instanceof Error ? exception.stack : String(exception),
     );
-    return {
-      status,
-      message: defaultMessage(status),
-      headers: { [REQUEST_ID_HEADER]: requestId },
-    };
+    return new ErrorAnswer(status, defaultMessage(status), {
+      [REQUEST_ID_HEADER]: requestId,
+    });
   }
 }

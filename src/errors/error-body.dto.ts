@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { int64Rule } from '../plants/validation/int64.js';
 import { defaultMessage } from './api-error.js';
 
 /** The spec's Error (section 2.3): the body of every answer other than 200. */
@@ -15,8 +16,8 @@ export class ErrorBody {
   @ApiProperty({
     type: 'string',
     description: 'One readable sentence saying what went wrong',
-    example:
-      'id must be an integer between -9223372036854775808 and 9223372036854775807.',
+    // The answer to a NewPlant with a bad id, as the validation pipe words it.
+    example: `${int64Rule('id')}.`,
   })
   message: string;
 

@@ -1,7 +1,7 @@
-import { type Server, STATUS_CODES } from 'node:http';
+import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HttpStatus } from '@nestjs/common';
-import { ErrorBody } from '../errors/error-body.dto.js';
+import { ErrorAnswer } from '../errors/error-answer.js';
 
 const REQUEST_HEADER_FIELDS_TOO_LARGE = 431;
 
@@ -23,13 +23,6 @@ export function answerClientErrorsWithErrorBody(server: Server): void {
     }
     const status =
       STATUS_BY_PARSER_ERROR[error.code ?? ''] ?? HttpStatus.BAD_REQUEST;
-    const body = JSON.stringify(ErrorBody.forStatus(status));
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+    socket.end(ErrorAnswer.forStatus(status, 'close').toRawResponse());
   });
 }

@@ -6,7 +6,7 @@ import {
 } from 'node:http';
 import { HttpStatus } from '@nestjs/common';
 import { ApiError } from '../errors/api-error.js';
-import { writeErrorAnswer } from './error-answer.js';
+import { ErrorAnswer } from '../errors/error-answer.js';
 import { holdContinue } from './expect-continue.js';
 import { closeConnectionIfBodyUnread } from './unread-body.js';
 
@@ -15,15 +15,25 @@ function lacksHost(request: IncomingMessage): boolean {
   return request.httpVersion === '1.1' && request.headers.host === undefined;
 }
 
+// Answered before the body is read, so the connection closes (the body may never end).
+const WITHOUT_HOST = ErrorAnswer.of(
+  ApiError.badRequest('An HTTP/1.1 request must carry a Host header.'),
+  'close',
+);
+const UNSUPPORTED_EXPECTATION = ErrorAnswer.of(
+  new ApiError(
+    HttpStatus.EXPECTATION_FAILED,
+    'Only the expectation 100-continue is supported.',
+  ),
+  'close',
+);
+
 function refuseWithoutHost(
   request: IncomingMessage,
   response: ServerResponse,
 ): boolean {
   if (!lacksHost(request)) return false;
-  writeErrorAnswer(
-    response,
-    ApiError.badRequest('An HTTP/1.1 request must carry a Host header.'),
-  );
+  WITHOUT_HOST.writeTo(response);
   return true;
 }
 
@@ -53,12 +63,6 @@ export function answerExpectations(server: Server): void {
   });
   server.on('checkExpectation', (request, response) => {
     if (refuseWithoutHost(request, response)) return;
-    writeErrorAnswer(
-      response,
-      new ApiError(
-        HttpStatus.EXPECTATION_FAILED,
-        'Only the expectation 100-continue is supported.',
-      ),
-    );
+    UNSUPPORTED_EXPECTATION.writeTo(response);
   });
 }

@@ -8,8 +8,10 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { ErrorBody } from '../errors/error-body.dto.js';
+import { ErrorAnswer } from '../errors/error-answer.js';
 import { MetricsService } from './metrics.service.js';
+
+const NOT_FOUND = ErrorAnswer.forStatus(HttpStatus.NOT_FOUND);
 
 /** With METRICS_PORT set, /metrics is served there (for a private scrape network) instead. */
 @Injectable()
@@ -39,12 +41,7 @@ export class MetricsServer
         );
         return;
       }
-      const status = HttpStatus.NOT_FOUND;
-      response
-        .writeHead(status, {
-          'Content-Type': 'application/json; charset=utf-8',
-        })
-        .end(JSON.stringify(ErrorBody.forStatus(status)));
+      NOT_FOUND.writeTo(response);
     });
     this.server.listen(this.env.METRICS_PORT, this.env.HOST);
     await once(this.server, 'listening');

@@ -5,7 +5,7 @@ import { ApiError } from '../errors/api-error.js';
 import {
   type ConnectionAfterAnswer,
   ErrorAnswer,
-} from '../http/error-answer.js';
+} from '../errors/error-answer.js';
 import { bodyLimitBytes, declaredLength } from '../http/request-body.js';
 import { MetricsService, type ShedReason } from '../metrics/metrics.service.js';
 import { PlantsService } from './plants.service.js';
@@ -52,8 +52,8 @@ export class CreateAdmission implements NestMiddleware {
   private readonly waiting: WaitingCreate[] = [];
   private readonly bodyLimit: number;
   private readonly refusal = {
-    keep: new ErrorAnswer(ApiError.overloaded(), 'keep'),
-    close: new ErrorAnswer(ApiError.overloaded(), 'close'),
+    keep: ErrorAnswer.of(ApiError.overloaded(), 'keep'),
+    close: ErrorAnswer.of(ApiError.overloaded(), 'close'),
   } satisfies Record<ConnectionAfterAnswer, ErrorAnswer>;
 
   private readonly shed: Record<ShedReason, number>;

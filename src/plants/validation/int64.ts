@@ -16,6 +16,11 @@ export function isInt64(value: unknown): value is bigint {
   return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
 }
 
+/** What a refused int64 field is told: the rule, never the value sent. */
+export function int64Rule(property: string): string {
+  return `${property} must be an integer from ${INT64_MIN} to ${INT64_MAX}, written without a fraction or an exponent`;
+}
+
 export function IsInt64(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -23,9 +28,7 @@ export function IsInt64(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: (value: unknown) => isInt64(value),
         defaultMessage: ({ property, value }: ValidationArguments) =>
-          value === undefined
-            ? `${property} is required`
-            : `${property} must be an integer from ${INT64_MIN} to ${INT64_MAX}, written without a fraction or an exponent`,
+          value === undefined ? `${property} is required` : int64Rule(property),
       },
     },
     options,
