@@ -23,7 +23,13 @@ function asWritten(value: unknown): string {
   if (value === undefined) return 'unset';
   if (Array.isArray(value))
     return value.length === 0 ? 'unset' : value.join(',');
-  return String(value);
+  if (
+    typeof value === 'string' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean'
+  )
+    return String(value);
+  throw new Error(`A default the table cannot show: ${JSON.stringify(value)}`);
 }
 
 describe(`the settings table in ${PAGE}`, () => {
