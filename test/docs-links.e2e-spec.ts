@@ -111,7 +111,7 @@ describe('links in the documentation', () => {
     expect(brokenLinks(file, markdown)).toEqual([]);
   });
 
-  it('checks the pages that link to each other (the README reaches every page of docs/)', () => {
+  it('the README links every page of docs/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const linked = new Set(
       linkTargets(readme).map((target) => target.split('#')[0]),
