@@ -1,4 +1,4 @@
-// What an overload refusal costs against a create (README, "Overload is shed, not queued"):
+// What an overload refusal costs against a create (docs/testing.md, "Overload is shed, not queued"):
 // CPU per request of one server in a closed loop, total and on its main thread, for
 //   create  the built service creating plants;
 //   refuse  the built service refusing every create (CREATE_CONCURRENCY_LIMIT=1, no waiting);

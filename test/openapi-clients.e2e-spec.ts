@@ -20,7 +20,7 @@ const WORK_DIR = resolve(
 
 /**
  * What a user of the published document writes: a client typed by openapi-typescript,
- * called through openapi-fetch. Ids above 2^53 go through JSON.rawJSON, the way the README
+ * called through openapi-fetch. Ids above 2^53 go through JSON.rawJSON, the way docs/contract.md
  * and the id's description give, since the generated type of an int64 is number.
  */
 const CLIENT_SOURCE = `

@@ -24,7 +24,7 @@ const MAX_ADDRESSES = 100_000;
  * authFailureWindowMs (AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS), the window starting at the address's first failure. Only failures
  * count: a client with a valid token is never held back by someone else guessing from the
  * same address. Synchronous and in this process's memory, because the guard asks it before
- * every token look-up (README "Rate limits": per replica, on purpose).
+ * every token look-up (docs/tokens.md, "Rate limits": per replica, on purpose).
  */
 @Injectable()
 export class AuthFailureLimiter {

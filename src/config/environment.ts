@@ -65,7 +65,7 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 /**
  * Every setting the service reads, with its default and its rule. This class is the
- * single source of truth for configuration; the README table mirrors it. Settings the
+ * single source of truth for configuration; docs/configuration.md mirrors it. Settings the
  * service hands to PlantsModule and AuthModule take those modules' defaults.
  */
 export class Environment {

@@ -36,9 +36,7 @@ interface WaitingCreate {
  * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once, by
  * the first middleware of the plant routes (AppModule binds it to PlantsController, so
  * it follows them wherever Nest mounts them, a global prefix included). Waiting before the work, not in it, is what keeps creates
- * cheap under overload: with twice as many worked on at once, each create cost the main
- * thread about a sixth more and a third fewer creates were answered at twice the capacity
- * (bench/RESULTS.md, phase 7b). A refusal must cost a small fraction of a create,
+ * cheap under overload (measured: bench/RESULTS.md, phase 7b). A refusal must cost a small fraction of a create,
  * or refusing would itself eat the capacity: so it keeps the connection open when the body
  * is small enough to discard (a reconnect costs the same thread an accept and a handshake).
  * Other methods and routes are never refused nor held. Refusals never
