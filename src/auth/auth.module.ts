@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { Environment } from '../config/environment.js';
+import { ActiveTokensModule } from './active-tokens.module.js';
 import { ApiTokenVerifier } from './api-token.verifier.js';
 import { ApiTokensModule } from './api-tokens.module.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
@@ -17,6 +18,7 @@ import { TokenVerifier } from './token-verifier.js';
   imports: [
     PassportModule,
     ApiTokensModule,
+    ActiveTokensModule,
     ThrottlerModule.forRootAsync({
       inject: [Environment],
       useFactory: (env: Environment) => ({
