@@ -27,7 +27,9 @@ export interface ActiveTokenStoreOptions {
 
 // A change names rows; past this many waiting at once, one full reload is cheaper.
 const MOST_NAMES_PER_READ = 1_000;
-const RECONNECT_FIRST_MS = 100;
+// The first retry at once (a killed backend is usually all that failed), then back-off.
+const RECONNECT_FIRST_MS = 0;
+const RECONNECT_SECOND_MS = 100;
 const RECONNECT_MOST_MS = 2_000;
 
 const ACTIVE_ROWS = `
@@ -304,7 +306,10 @@ export class ActiveTokenStore {
       );
     }
     const delay = this.reconnectDelayMs;
-    this.reconnectDelayMs = Math.min(delay * 2, RECONNECT_MOST_MS);
+    this.reconnectDelayMs = Math.min(
+      Math.max(delay * 2, RECONNECT_SECOND_MS),
+      RECONNECT_MOST_MS,
+    );
     this.reconnect = setTimeout(() => void this.open(), delay);
     this.reconnect.unref();
   }
