@@ -198,7 +198,7 @@ export class Environment {
    */
 
   /**
-   * Most active managed tokens a replica holds in memory (about 0.3 kB each). Past it the
+   * Most active managed tokens a replica holds in memory (about 0.2 kB each). Past it the
    * oldest are held, and a token not held is looked up in the database per request
    * (TOKEN_LOOKUP_CONCURRENCY at a time); an error is logged and
    * api_token_store_complete is 0.
