@@ -3,6 +3,9 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { TOKEN_SYNC_APPLICATION_NAME } from '../src/auth/active-tokens.store.js';
 import { hashToken } from '../src/auth/token-hash.js';
+import { dataSourceOptions } from '../src/database/data-source-options.js';
+import { runMigrations } from '../src/database/migration-runner.js';
+import { DataSource } from 'typeorm';
 import { startApp } from './support/app.js';
 import {
   errorBody,
@@ -280,5 +283,53 @@ describe('the token store past its bound, and its periodic reload', () => {
     expect(
       await metric(url, 'api_token_store_reloads_total{reason="periodic"}'),
     ).toBeGreaterThan(periodic);
+  });
+});
+
+describe('the migration that makes api_tokens notify', () => {
+  it('goes down and up again: no trigger left, then notifications again', async () => {
+    const url = await createScratchDatabase(inject('databaseUrl'), 'notifymig');
+    const options = dataSourceOptions(url, {
+      DATABASE_POOL_SIZE: 2,
+      DATABASE_CONNECT_TIMEOUT_MS: 2_000,
+      DATABASE_QUERY_TIMEOUT_MS: 5_000,
+    });
+    await runMigrations(options);
+    const triggers = async (dataSource: DataSource) =>
+      (
+        (await dataSource.query(
+          "SELECT tgname FROM pg_trigger WHERE tgrelid = 'api_tokens'::regclass AND NOT tgisinternal ORDER BY tgname",
+        )) as { tgname: string }[]
+      ).map((row) => row.tgname);
+    const dataSource = await new DataSource(options).initialize();
+    const listener = new pg.Client({ connectionString: url });
+    try {
+      expect(await triggers(dataSource)).toEqual([
+        'api_tokens_notify_row_change',
+        'api_tokens_notify_truncate',
+      ]);
+      await dataSource.undoLastMigration();
+      expect(await triggers(dataSource)).toEqual([]);
+      await runMigrations(options);
+      expect(await triggers(dataSource)).toHaveLength(2);
+
+      await listener.connect();
+      const heard: string[] = [];
+      listener.on('notification', (message) =>
+        heard.push(message.payload ?? ''),
+      );
+      await listener.query('LISTEN api_tokens_changed');
+      await dataSource.query(
+        'INSERT INTO api_tokens (name, token_hash) VALUES ($1, $2)',
+        ['heard', hashToken(newToken())],
+      );
+      await eventually('the notification', () =>
+        heard.length > 0 ? heard : undefined,
+      );
+      expect(heard).toEqual(['heard']);
+    } finally {
+      await listener.end();
+      await dataSource.destroy();
+    }
   });
 });

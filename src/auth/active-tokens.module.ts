@@ -24,7 +24,10 @@ import {
  * a host application's database is the one followed): a pg.Client of its own, outside the
  * pool, since it stays busy listening for the life of the process.
  */
-export function listenerConnection(dataSource: DataSource): () => pg.Client {
+export function listenerConnection(
+  dataSource: DataSource,
+  queryTimeoutMs: number,
+): () => pg.Client {
   const options = dataSource.options as PostgresDataSourceOptions;
   const config: pg.ClientConfig = {
     connectionString: options.url,
@@ -34,7 +37,10 @@ export function listenerConnection(dataSource: DataSource): () => pg.Client {
     password: options.password,
     database: options.database,
     ssl: options.ssl as pg.ClientConfig['ssl'],
-    connectionTimeoutMillis: options.connectTimeoutMS,
+    // pg waits for ever by default: a connection that never opens must fail and be retried.
+    connectionTimeoutMillis: options.connectTimeoutMS ?? 10_000,
+    // A read or LISTEN a silent server never answers fails, and the store reconnects.
+    query_timeout: queryTimeoutMs,
     application_name: TOKEN_SYNC_APPLICATION_NAME,
     keepAlive: true,
   };
@@ -136,11 +142,13 @@ function registerMetrics(metrics: MetricsService, store: ActiveTokenStore) {
     {
       provide: ActiveTokenStore,
       inject: [Environment, getDataSourceToken()],
-      useFactory: (env: Environment, dataSource: DataSource) =>
-        new ActiveTokenStore({
-          ...activeTokenStoreSettings(env),
-          connect: listenerConnection(dataSource),
-        }),
+      useFactory: (env: Environment, dataSource: DataSource) => {
+        const settings = activeTokenStoreSettings(env);
+        return new ActiveTokenStore({
+          ...settings,
+          connect: listenerConnection(dataSource, settings.maxStalenessMs),
+        });
+      },
     },
     ActiveTokenStoreLifecycle,
   ],

@@ -21,7 +21,11 @@ export interface ActiveTokenStoreOptions {
   maxStalenessMs: number;
   /** A full reload this often, the backstop for a change whose notification was missed. */
   resyncIntervalMs: number;
-  /** Opens the listening connection: one of its own, outside the pool. */
+  /**
+   * Opens the listening connection: one of its own, outside the pool, with a connect
+   * timeout and a query timeout (pg's query_timeout) so that a silent server fails it
+   * (listenerConnection in active-tokens.module.ts).
+   */
   connect: () => pg.Client;
 }
 
@@ -239,11 +243,13 @@ export class ActiveTokenStore {
     this.readPending = false;
     const client = this.client;
     const generation = this.generation;
-    if (client === undefined || !this.listening) {
-      // The reload after the reconnection covers them.
+    if (client === undefined) {
+      // Stopped, or between connections: the reload after the next one covers them.
       this.changedNames.clear();
       return;
     }
+    // Also while the first load runs: the read queues behind it on the connection, so a
+    // change the load's snapshot missed is applied after it.
     const names = [...this.changedNames];
     this.changedNames.clear();
     if (names.includes('') || names.length > MOST_NAMES_PER_READ) {
