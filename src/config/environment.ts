@@ -208,9 +208,9 @@ export class Environment {
 
   /**
    * Longest a replica answers managed tokens from memory after its last confirmed contact
-   * with the database (a load, or a heartbeat, every quarter of this at most 1 s); past it,
-   * while it cannot listen, managed tokens get 503 and readiness 503 until it has
-   * reconnected and reloaded.
+   * with the database (a load, or a heartbeat, every quarter of this at most 1 s); past it
+   * without one, managed tokens get 503 and readiness 503 until it has reconnected and
+   * reloaded.
    */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   TOKEN_SYNC_MAX_STALENESS_MS: number = 5_000;
