@@ -19,6 +19,25 @@ import { PlantsController } from './plants/plants.controller.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { ServiceTokens, ServiceTokensModule } from './service-tokens.js';
 
+/** Bearer tokens from the service's settings; the health probes share this one module. */
+const auth = AuthModule.forRootAsync({
+  imports: [ServiceTokensModule],
+  inject: [Environment, ServiceTokens],
+  useFactory: (env: Environment, tokens: ServiceTokens) => ({
+    tokens: tokens.accepted,
+    tokenStoreMaxTokens: env.TOKEN_STORE_MAX_TOKENS,
+    tokenSyncMaxStalenessMs: env.TOKEN_SYNC_MAX_STALENESS_MS,
+    tokenResyncIntervalMs: env.TOKEN_RESYNC_INTERVAL_MS,
+    tokenLookupConcurrency: env.TOKEN_LOOKUP_CONCURRENCY,
+    authFailureLimit: env.AUTH_FAILURE_LIMIT,
+    authFailureWindowMs: env.AUTH_FAILURE_WINDOW_MS,
+    tokenRateLimit: env.TOKEN_RATE_LIMIT,
+    tokenRateWindowMs: env.TOKEN_RATE_WINDOW_MS,
+  }),
+  // Deny by default: every route of the service needs a token unless @Public().
+  globalGuard: true,
+});
+
 /**
  * The service's composition root: the feature modules configured from its validated
  * environment, and what only the service has (logging, health, metrics, the drain, the
@@ -34,21 +53,7 @@ import { ServiceTokens, ServiceTokensModule } from './service-tokens.js';
     ApiErrorsModule,
     MetricsModule,
     MetricsEndpointModule,
-    AuthModule.forRootAsync({
-      imports: [ServiceTokensModule],
-      inject: [Environment, ServiceTokens],
-      useFactory: (env: Environment, tokens: ServiceTokens) => ({
-        tokens: tokens.accepted,
-        tokenCacheTtlMs: env.TOKEN_CACHE_TTL_MS,
-        tokenLookupConcurrency: env.TOKEN_LOOKUP_CONCURRENCY,
-        authFailureLimit: env.AUTH_FAILURE_LIMIT,
-        authFailureWindowMs: env.AUTH_FAILURE_WINDOW_MS,
-        tokenRateLimit: env.TOKEN_RATE_LIMIT,
-        tokenRateWindowMs: env.TOKEN_RATE_WINDOW_MS,
-      }),
-      // Deny by default: every route of the service needs a token unless @Public().
-      globalGuard: true,
-    }),
+    auth,
     PlantsModule.forRootAsync({
       inject: [Environment],
       useFactory: (env: Environment) => ({
@@ -58,7 +63,7 @@ import { ServiceTokens, ServiceTokensModule } from './service-tokens.js';
         insertQueueWaitMs: env.CREATE_QUEUE_WAIT_MS,
       }),
     }),
-    HealthModule,
+    HealthModule.forRoot(auth),
   ],
 })
 export class AppModule implements NestModule {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiTokensService } from '../src/auth/api-tokens.service.js';
 import { type RunningApp, startApp } from './support/app.js';
+import { eventually } from './support/poll.js';
 import {
   errorBody,
   newPlantJson,
@@ -31,7 +32,7 @@ describe('managed API tokens', () => {
   let tokens: ApiTokensService;
 
   beforeAll(async () => {
-    service = await startApp({ TOKEN_CACHE_TTL_MS: '300' });
+    service = await startApp();
     tokens = service.app.get(ApiTokensService);
   });
   afterAll(() => service.close());
@@ -52,20 +53,30 @@ describe('managed API tokens', () => {
     expect(everything).not.toContain(token.slice(4));
   });
 
-  it('accepts an active token, and refuses it within the cache TTL once revoked', async () => {
+  it('accepts a token once created and refuses it once revoked, both told by the database', async () => {
     const name = uniqueName('revoke');
     const { token } = await tokens.create(name);
-    expect(
+    // Each change reaches the store through a notification: polled, never raced.
+    await eventually('the new token accepted', async () =>
       (
         await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
           token,
         })
-      ).status,
-    ).toBe(200);
+      ).status === 200
+        ? true
+        : undefined,
+    );
 
     expect(await tokens.revoke(name)).toBe(true);
-    // Waits out the 300 ms TTL itself: what is tested is that the revocation holds after it.
-    await sleep(350);
+    await eventually('the revoked token refused', async () =>
+      (
+        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+          token,
+        })
+      ).status === 401
+        ? true
+        : undefined,
+    );
     const refused = await refusedAsInvalid(service.url, token);
     expect(refused.body).toEqual(errorBody(401));
   });
@@ -92,16 +103,25 @@ describe('managed API tokens', () => {
 describe('a managed token reaching its expiry', () => {
   let service: RunningApp;
   beforeAll(async () => {
-    // A TTL far longer than the test: a 401 can only come from the expiry the cache carries.
-    service = await startApp({ TOKEN_CACHE_TTL_MS: '30000' });
+    // No reload within the test: a 401 can only come from the expiry the store carries.
+    service = await startApp({ TOKEN_RESYNC_INTERVAL_MS: '600000' });
   });
   afterAll(() => service.close());
 
-  it('is accepted before its expiry and refused from then on, although its look-up is still cached', async () => {
-    const expiresAt = Date.now() + 2_000;
+  it('is accepted before its expiry and refused from then on, while the store still holds it', async () => {
+    const expiresAt = Date.now() + 5_000;
     const { token } = await service.app
       .get(ApiTokensService)
       .create(uniqueName('expiring'), new Date(expiresAt));
+    await eventually('the new token accepted', async () =>
+      (
+        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+          token,
+        })
+      ).status === 200
+        ? true
+        : undefined,
+    );
 
     // Polls until the first refusal, with a generous deadline, instead of betting on timing.
     const answers: { sentAt: number; answeredAt: number; status: number }[] =

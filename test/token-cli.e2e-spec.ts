@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { type RunningApp, startApp } from './support/app.js';
+import { eventually } from './support/poll.js';
 import { newPlantJson, postPlant, uniqueId } from './support/http.js';
 
 const run = promisify(execFile);
@@ -39,7 +40,7 @@ describe('npm run token', () => {
   const name = `cli-${process.pid}-${Date.now()}`;
 
   beforeAll(async () => {
-    service = await startApp({ TOKEN_CACHE_TTL_MS: '0' });
+    service = await startApp();
   });
   afterAll(() => service.close());
 
@@ -58,13 +59,16 @@ describe('npm run token', () => {
       new RegExp(`Created token "${name}", expires \\d{4}-`),
     );
 
-    expect(
+    // The running service learns of it through a notification: polled, not raced.
+    await eventually('the created token accepted', async () =>
       (
         await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
           token,
         })
-      ).status,
-    ).toBe(200);
+      ).status === 200
+        ? true
+        : undefined,
+    );
 
     const listed = await tokenCli('list');
     expect(listed.code).toBe(0);
@@ -79,13 +83,15 @@ describe('npm run token', () => {
     expect((await tokenCli('list')).stdout).toMatch(
       new RegExp(`^${name}\\s+.*revoked$`, 'm'),
     );
-    expect(
+    await eventually('the revoked token refused', async () =>
       (
         await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
           token,
         })
-      ).status,
-    ).toBe(401);
+      ).status === 401
+        ? true
+        : undefined,
+    );
   });
 
   it.each([

@@ -1,12 +1,16 @@
+import { ApiError } from '../errors/api-error.js';
 import type { ApiTokenEntity } from './api-token.entity.js';
-import { ApiTokenVerifier } from './api-token.verifier.js';
 import { AuthSettings } from './auth-module.options.js';
+import { ApiTokenVerifier, type HeldTokens } from './api-token.verifier.js';
 import type { ApiTokensService } from './api-tokens.service.js';
+import { ActiveTokens, tokenKey } from './active-tokens.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 import { hashToken } from './token-hash.js';
 
 const MANAGED = 'pst_managed-token-0123456789abcdefghijklmnopqrstuv';
+const OTHER_MANAGED = 'pst_other-token-0123456789abcdefghijklmnopqrstuvw';
 
+/** The table, as ApiTokensService would read it; counts its look-ups. */
 function tableWith(rows: Partial<ApiTokenEntity>[]) {
   const findActive = vi.fn(async (hash: Buffer) => {
     const row = rows.find((candidate) => candidate.tokenHash?.equals(hash));
@@ -17,7 +21,33 @@ function tableWith(rows: Partial<ApiTokenEntity>[]) {
   return { service: { findActive } as unknown as ApiTokensService, findActive };
 }
 
+/** A real ActiveTokens behind the store's face, with its staleness set by the test. */
+function heldTokens(
+  rows: { name: string; token: string; expiresAt?: Date }[],
+  { maxTokens = 100, stale = false } = {},
+) {
+  const tokens = new ActiveTokens(maxTokens);
+  tokens.replaceAll(
+    rows.map((row) => ({
+      name: row.name,
+      tokenHash: hashToken(row.token),
+      expiresAt: row.expiresAt ?? null,
+    })),
+    rows.length > maxTokens,
+  );
+  const state = { stale };
+  const store: HeldTokens = {
+    find: (key) => tokens.find(key),
+    get complete() {
+      return tokens.complete;
+    },
+    isStale: () => state.stale,
+  };
+  return { store, state };
+}
+
 function verifierWith(
+  store: HeldTokens,
   table: ApiTokensService,
   options: ConstructorParameters<typeof AuthSettings>[0] = {},
 ) {
@@ -25,6 +55,7 @@ function verifierWith(
     new ConfiguredTokens(
       ['first-token-0123456789', 'second-token-0123456789'].map(hashToken),
     ),
+    store,
     table,
     new AuthSettings(options),
   );
@@ -33,162 +64,141 @@ function verifierWith(
 describe('ApiTokenVerifier', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('accepts configured tokens without asking the database', async () => {
+  it('accepts configured tokens, even while the store is stale', async () => {
     const { service, findActive } = tableWith([]);
+    const { store } = heldTokens([], { stale: true });
     await expect(
-      verifierWith(service).verify('second-token-0123456789'),
+      verifierWith(store, service).verify('second-token-0123456789'),
     ).resolves.toEqual({ name: 'api-token-2' });
     expect(findActive).not.toHaveBeenCalled();
   });
 
-  it('never asks the database about a token without the managed prefix', async () => {
-    const { service, findActive } = tableWith([]);
-    await expect(
-      verifierWith(service).verify('guess-0123456789'),
-    ).resolves.toBeUndefined();
+  it('accepts a held managed token and refuses an unknown one, with no database work', async () => {
+    const { service, findActive } = tableWith([
+      { name: 'ci', tokenHash: hashToken(MANAGED) },
+      { name: 'other', tokenHash: hashToken(OTHER_MANAGED) },
+    ]);
+    const { store } = heldTokens([{ name: 'ci', token: MANAGED }]);
+    const verifier = verifierWith(store, service);
+
+    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
+    await expect(verifier.verify(MANAGED, { suspect: true })).resolves.toEqual({
+      name: 'ci',
+    });
+    // In the table but not held: the store is complete, so it is not active.
+    await expect(verifier.verify(OTHER_MANAGED)).resolves.toBeUndefined();
+    await expect(verifier.verify('pst_guess')).resolves.toBeUndefined();
+    await expect(verifier.verify('guess-0123456789')).resolves.toBeUndefined();
     expect(findActive).not.toHaveBeenCalled();
   });
 
-  it('accepts an active managed token and caches the answer', async () => {
-    const { service, findActive } = tableWith([
-      { name: 'ci', tokenHash: hashToken(MANAGED) },
-    ]);
-    const verifier = verifierWith(service);
-
-    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
-    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
-    expect(findActive).toHaveBeenCalledTimes(1);
-  });
-
-  it('asks once for many concurrent requests with one token', async () => {
-    const { service, findActive } = tableWith([
-      { name: 'ci', tokenHash: hashToken(MANAGED) },
-    ]);
-    const verifier = verifierWith(service);
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => verifier.verify(MANAGED)),
-    );
-    expect(answers).toEqual(Array(20).fill({ name: 'ci' }));
-    expect(findActive).toHaveBeenCalledTimes(1);
-  });
-
-  it('caches an unknown managed token too, then asks again after the TTL', async () => {
+  it('refuses a held token once its expiry passes', async () => {
     vi.useFakeTimers();
-    const { service, findActive } = tableWith([]);
-    const verifier = verifierWith(service, { tokenCacheTtlMs: 5000 });
-
-    await verifier.verify(MANAGED);
-    await verifier.verify(MANAGED);
-    expect(findActive).toHaveBeenCalledTimes(1);
-    vi.advanceTimersByTime(5001);
-    await verifier.verify(MANAGED);
-    expect(findActive).toHaveBeenCalledTimes(2);
-  });
-
-  it('refuses a cached token once its expiry passes, without waiting for the TTL', async () => {
-    vi.useFakeTimers();
-    const expiresAt = new Date(Date.now() + 1000);
-    const { service } = tableWith([
-      { name: 'short', tokenHash: hashToken(MANAGED), expiresAt },
+    const { service } = tableWith([]);
+    const { store } = heldTokens([
+      {
+        name: 'short',
+        token: MANAGED,
+        expiresAt: new Date(Date.now() + 1000),
+      },
     ]);
-    const verifier = verifierWith(service, { tokenCacheTtlMs: 30000 });
+    const verifier = verifierWith(store, service);
 
     await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'short' });
-    vi.advanceTimersByTime(1001);
+    vi.advanceTimersByTime(1000);
     await expect(verifier.verify(MANAGED)).resolves.toBeUndefined();
   });
 
-  it('asks nothing about an unknown token for a suspect caller', async () => {
+  it('answers a managed token 503 while the store is stale, held or not', async () => {
     const { service, findActive } = tableWith([]);
-    await expect(
-      verifierWith(service).verify(MANAGED, { suspect: true }),
-    ).resolves.toBeUndefined();
+    const { store, state } = heldTokens([{ name: 'ci', token: MANAGED }]);
+    const verifier = verifierWith(store, service);
+    state.stale = true;
+
+    for (const token of [MANAGED, 'pst_guess']) {
+      const refusal = await verifier.verify(token).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(ApiError);
+      expect((refusal as ApiError).getStatus()).toBe(503);
+    }
     expect(findActive).not.toHaveBeenCalled();
+    state.stale = false;
+    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
   });
 
-  it('still accepts, for a suspect caller, configured tokens and managed tokens seen valid, even once their cache entry has expired', async () => {
-    vi.useFakeTimers();
+  it('past the store bound, looks up a token it does not hold, never for a suspect caller', async () => {
     const { service, findActive } = tableWith([
       { name: 'ci', tokenHash: hashToken(MANAGED) },
+      { name: 'other', tokenHash: hashToken(OTHER_MANAGED) },
     ]);
-    const verifier = verifierWith(service, { tokenCacheTtlMs: 5000 });
-    await expect(
-      verifier.verify('first-token-0123456789', { suspect: true }),
-    ).resolves.toEqual({ name: 'api-token-1' });
+    const { store } = heldTokens(
+      [
+        { name: 'ci', token: MANAGED },
+        { name: 'other', token: OTHER_MANAGED },
+      ],
+      { maxTokens: 1 },
+    );
+    const verifier = verifierWith(store, service);
+
     await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
-    await expect(verifier.verify(MANAGED, { suspect: true })).resolves.toEqual({
-      name: 'ci',
+    expect(findActive).not.toHaveBeenCalled();
+    await expect(
+      verifier.verify(OTHER_MANAGED, { suspect: true }),
+    ).resolves.toBeUndefined();
+    expect(findActive).not.toHaveBeenCalled();
+    await expect(verifier.verify(OTHER_MANAGED)).resolves.toEqual({
+      name: 'other',
     });
-    vi.advanceTimersByTime(5001);
-    await expect(verifier.verify(MANAGED, { suspect: true })).resolves.toEqual({
-      name: 'ci',
-    });
+    await expect(verifier.verify('pst_guess')).resolves.toBeUndefined();
     expect(findActive).toHaveBeenCalledTimes(2);
   });
 
-  it('runs at most tokenLookupConcurrency look-ups of unknown tokens at a time, and a known token passes them', async () => {
-    const { service, findActive } = tableWith([
-      { name: 'ci', tokenHash: hashToken(MANAGED) },
-    ]);
-    const verifier = verifierWith(service, {
+  it('past the store bound, runs at most TOKEN_LOOKUP_CONCURRENCY look-ups at a time, one per token', async () => {
+    const { service, findActive } = tableWith([]);
+    const { store } = heldTokens(
+      [
+        { name: 'ci', token: MANAGED },
+        { name: 'other', token: OTHER_MANAGED },
+      ],
+      { maxTokens: 1 },
+    );
+    const verifier = verifierWith(store, service, {
       tokenLookupConcurrency: 2,
-      tokenCacheTtlMs: 0,
     });
-    await verifier.verify(MANAGED);
-    findActive.mockClear();
-
     let inFlight = 0;
     let mostInFlight = 0;
     const releases: (() => void)[] = [];
-    findActive.mockImplementation(async (hash: Buffer) => {
+    findActive.mockImplementation(async () => {
       inFlight += 1;
       mostInFlight = Math.max(mostInFlight, inFlight);
-      if (!hash.equals(hashToken(MANAGED)))
-        await new Promise<void>((resolve) => releases.push(resolve));
+      await new Promise<void>((resolve) => releases.push(resolve));
       inFlight -= 1;
-      return hash.equals(hashToken(MANAGED))
-        ? ({ name: 'ci', expiresAt: null, revokedAt: null } as ApiTokenEntity)
-        : undefined;
+      return undefined;
     });
     const guesses = Array.from({ length: 20 }, (_, index) =>
-      verifier.verify(`pst_guess-${index}`),
+      verifier.verify(`pst_guess-${index % 10}`),
     );
     await vi.waitFor(() => expect(releases).toHaveLength(2));
-    // The known token is answered while both slots are held by unknown ones.
+    // A held token is answered while both slots are taken.
     await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
-    for (let released = 0; released < 20; released += 1) {
+    for (let released = 0; released < 10; released += 1) {
       await vi.waitFor(() => expect(releases.length).toBeGreaterThan(0));
       releases.shift()?.();
     }
     await expect(Promise.all(guesses)).resolves.toEqual(
       Array(20).fill(undefined),
     );
-    expect(mostInFlight).toBe(3);
-    expect(findActive).toHaveBeenCalledTimes(21);
+    expect(mostInFlight).toBe(2);
+    expect(findActive).toHaveBeenCalledTimes(10);
   });
 
-  it('keeps a valid token cached however many unknown tokens come after it', async () => {
-    const { service, findActive } = tableWith([
-      { name: 'ci', tokenHash: hashToken(MANAGED) },
-    ]);
-    const verifier = verifierWith(service);
-    await verifier.verify(MANAGED);
-    for (let index = 0; index < 10_050; index += 1)
-      await verifier.verify(`pst_guess-${index}`);
-    findActive.mockClear();
-    await expect(verifier.verify(MANAGED)).resolves.toEqual({ name: 'ci' });
-    expect(findActive).not.toHaveBeenCalled();
-  });
-
-  it('passes on the error of a table that cannot be read (the filter answers 503), and caches nothing', async () => {
-    const down = Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
-    const findActive = vi.fn().mockRejectedValue(down);
-    const verifier = verifierWith({
-      findActive,
-    } as unknown as ApiTokensService);
-
-    await expect(verifier.verify(MANAGED)).rejects.toBe(down);
-    await expect(verifier.verify(MANAGED)).rejects.toBe(down);
-    expect(findActive).toHaveBeenCalledTimes(2);
+  it('finds a token by the key the store holds it under', () => {
+    const { store } = heldTokens([{ name: 'ci', token: MANAGED }]);
+    expect(store.find(tokenKey(hashToken(MANAGED)))).toEqual({
+      name: 'ci',
+      expiresAt: null,
+    });
   });
 });

@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { ApiError } from '../errors/api-error.js';
+import { tokenKey } from './active-tokens.js';
+import { ActiveTokenStore } from './active-tokens.store.js';
 import {
   ApiTokensService,
   MANAGED_TOKEN_PREFIX,
@@ -6,115 +9,87 @@ import {
 import { AuthSettings } from './auth-module.options.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { ConfiguredTokens } from './configured-tokens.js';
-import { findTokenHash, hashToken } from './token-hash.js';
+import { hashToken, indexOfTokenHash } from './token-hash.js';
 import {
   AuthenticatedClient,
   TokenVerifier,
   type VerifyOptions,
 } from './token-verifier.js';
-import { TtlCache } from './ttl-cache.js';
 
-const CACHE_MAX_ENTRIES = 10_000;
-// Hashes once found valid: no more than the table's live tokens, so a small bound does.
-const KNOWN_MAX_ENTRIES = 10_000;
-
-interface LookedUpToken {
-  name: string;
-  expiresAt: number | null;
-}
+/** What the verifier needs of the store (the tests hand it a store without a database). */
+export type HeldTokens = Pick<
+  ActiveTokenStore,
+  'find' | 'complete' | 'isStale'
+>;
 
 /**
  * Accepts the tokens of AuthModule's `tokens` option (the service's API_TOKENS), compared
- * by hash in constant time, and the managed tokens of the api_tokens table. Table
- * look-ups, found or not, are cached for tokenCacheTtlMs (TOKEN_CACHE_TTL_MS) so the hot path does not query per request: a revocation takes
- * effect within that time, an expiry at once (the cached entry carries the expiry).
- * What a flood of unknown tokens can cost the database is bounded: their look-ups run at
- * most tokenLookupConcurrency (TOKEN_LOOKUP_CONCURRENCY) at a time, and none at all for a suspect caller.
+ * by hash in constant time, and the managed
+ * tokens of the api_tokens table, which the ActiveTokenStore holds in memory and keeps
+ * current: a presented token is one SHA-256 and one map look-up, and an unknown one is
+ * refused with no database work at all.
+ *
+ * Two states change that. A store out of touch with the database for longer than
+ * tokenSyncMaxStalenessMs (TOKEN_SYNC_MAX_STALENESS_MS) cannot say whether a managed token was revoked: such a token
+ * is answered 503, not judged. A store over tokenStoreMaxTokens does not hold every
+ * token: one it does not hold is looked up in the database, at most
+ * tokenLookupConcurrency at a time and none for a suspect caller.
  */
 @Injectable()
 export class ApiTokenVerifier extends TokenVerifier {
-  // Found and not found apart, so a flood of unknown tokens cannot push out valid ones.
-  private readonly found: TtlCache<LookedUpToken>;
-  private readonly notFound: TtlCache<null>;
-  // Tokens this process has seen valid: still looked up for a suspect caller, and never
-  // queued behind unknown ones, so a flood sharing their address does not refuse them.
-  private readonly known = new Set<string>();
-  private readonly unknownLookUps: ConcurrencyLimit;
+  private readonly unheldLookUps: ConcurrencyLimit;
   // One query per token at a time, however many requests carry it.
-  private readonly pending = new Map<string, Promise<LookedUpToken | null>>();
+  private readonly pending = new Map<string, Promise<string | false>>();
 
   constructor(
     private readonly configured: ConfiguredTokens,
+    @Inject(ActiveTokenStore) private readonly store: HeldTokens,
     private readonly tokens: ApiTokensService,
     settings: AuthSettings,
   ) {
     super();
-    this.found = new TtlCache(settings.tokenCacheTtlMs, CACHE_MAX_ENTRIES);
-    this.notFound = new TtlCache(settings.tokenCacheTtlMs, CACHE_MAX_ENTRIES);
-    this.unknownLookUps = new ConcurrencyLimit(settings.tokenLookupConcurrency);
+    this.unheldLookUps = new ConcurrencyLimit(settings.tokenLookupConcurrency);
+  }
+
+  /** Not ready while managed tokens cannot be judged (the store is stale). */
+  override isReady(): boolean {
+    return !this.store.isStale();
   }
 
   async verify(
     token: string,
     { suspect = false }: VerifyOptions = {},
   ): Promise<AuthenticatedClient | undefined> {
-    const index = findTokenHash(token, this.configured.hashes);
+    const hash = hashToken(token);
+    const index = indexOfTokenHash(hash, this.configured.hashes);
     if (index >= 0) return { name: `api-token-${index + 1}` };
-    // Only managed tokens can be in the table: anything else costs no query.
+    // Only managed tokens can be in the table.
     if (!token.startsWith(MANAGED_TOKEN_PREFIX)) return undefined;
-
-    const found = await this.lookUp(hashToken(token), suspect);
-    if (
-      found === null ||
-      (found.expiresAt !== null && found.expiresAt <= Date.now())
-    ) {
-      return undefined;
+    if (this.store.isStale()) {
+      throw ApiError.serviceUnavailable(
+        'Managed tokens cannot be checked right now; retry later.',
+      );
     }
-    return { name: found.name };
+    // Found by its SHA-256: equal hashes mean the token itself, and the time a map takes
+    // to find a 256-bit digest of a random secret tells a guesser nothing usable.
+    const key = tokenKey(hash);
+    const held = this.store.find(key);
+    if (held !== undefined) return { name: held.name };
+    if (this.store.complete || suspect) return undefined;
+    const name = await this.lookUp(key, hash);
+    return name === false ? undefined : { name };
   }
 
-  private async lookUp(
-    hash: Buffer,
-    suspect: boolean,
-  ): Promise<LookedUpToken | null> {
-    const key = hash.toString('base64');
-    const cached = this.found.get(key) ?? this.notFound.get(key);
-    if (cached !== undefined) return cached.value;
+  // Past the store's bound only. A database that cannot answer is the filter's 503.
+  private lookUp(key: string, hash: Buffer): Promise<string | false> {
     let lookup = this.pending.get(key);
     if (lookup === undefined) {
-      const known = this.known.has(key);
-      if (suspect && !known) return null;
-      const query = known
-        ? this.query(hash)
-        : this.unknownLookUps.run(() => this.query(hash));
-      lookup = query.finally(() => this.pending.delete(key));
+      lookup = this.unheldLookUps
+        .run(() => this.tokens.findActive(hash))
+        .then((found) => found?.name ?? false)
+        .finally(() => this.pending.delete(key));
       this.pending.set(key, lookup);
     }
-    const found = await lookup;
-    this.remember(key, found);
-    return found;
-  }
-
-  private remember(key: string, found: LookedUpToken | null): void {
-    if (found === null) {
-      this.notFound.set(key, null);
-      this.known.delete(key);
-      return;
-    }
-    this.found.set(key, found);
-    this.known.delete(key);
-    if (this.known.size >= KNOWN_MAX_ENTRIES) {
-      const [oldest] = this.known;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
-    this.known.add(key);
-  }
-
-  // A database that cannot answer is the exception filter's to turn into 503.
-  private async query(hash: Buffer): Promise<LookedUpToken | null> {
-    const token = await this.tokens.findActive(hash);
-    return token === undefined
-      ? null
-      : { name: token.name, expiresAt: token.expiresAt?.getTime() ?? null };
+    return lookup;
   }
 }

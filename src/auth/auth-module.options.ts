@@ -6,9 +6,19 @@ import type { TokenVerifier } from './token-verifier.js';
 export interface AuthModuleOptions {
   /** Bearer tokens accepted as they are (kept only as hashes), besides managed tokens. */
   tokens?: readonly string[];
-  /** How long a managed token looked up in the database is trusted before a new look-up. */
-  tokenCacheTtlMs?: number;
-  /** Look-ups of managed tokens not yet seen valid, at most this many at a time. */
+  /**
+   * Most active managed tokens held in memory (about 0.2 kB each); past it, a token not
+   * held is looked up in the database per request.
+   */
+  tokenStoreMaxTokens?: number;
+  /**
+   * Longest managed tokens are answered from memory after the last confirmed contact with
+   * the database; past it they get 503 (and readiness fails) until the store has reloaded.
+   */
+  tokenSyncMaxStalenessMs?: number;
+  /** A full reload of the active tokens this often: the backstop for a missed notification. */
+  tokenResyncIntervalMs?: number;
+  /** Past tokenStoreMaxTokens only: database look-ups at once of tokens not held. */
   tokenLookupConcurrency?: number;
   /** Failed authentications allowed per client address and window before 429. */
   authFailureLimit?: number;
@@ -42,7 +52,9 @@ export const BEARER_TOKEN_FORMAT = /^[\x21-\x7e]{16,}$/;
 
 export const AUTH_DEFAULTS: Readonly<Required<AuthModuleOptions>> = {
   tokens: [],
-  tokenCacheTtlMs: 10_000,
+  tokenStoreMaxTokens: 100_000,
+  tokenSyncMaxStalenessMs: 5_000,
+  tokenResyncIntervalMs: 60_000,
   tokenLookupConcurrency: 2,
   authFailureLimit: 30,
   authFailureWindowMs: 60_000,
@@ -52,7 +64,9 @@ export const AUTH_DEFAULTS: Readonly<Required<AuthModuleOptions>> = {
 
 /** The options with every default filled in, checked once when the module starts. */
 export class AuthSettings {
-  readonly tokenCacheTtlMs: number;
+  readonly tokenStoreMaxTokens: number;
+  readonly tokenSyncMaxStalenessMs: number;
+  readonly tokenResyncIntervalMs: number;
   readonly tokenLookupConcurrency: number;
   readonly authFailureLimit: number;
   readonly authFailureWindowMs: number;
@@ -73,7 +87,9 @@ export class AuthSettings {
         );
       return value;
     };
-    this.tokenCacheTtlMs = atLeast('tokenCacheTtlMs', 0);
+    this.tokenStoreMaxTokens = atLeast('tokenStoreMaxTokens', 1);
+    this.tokenSyncMaxStalenessMs = atLeast('tokenSyncMaxStalenessMs', 1_000);
+    this.tokenResyncIntervalMs = atLeast('tokenResyncIntervalMs', 1_000);
     this.tokenLookupConcurrency = atLeast('tokenLookupConcurrency', 1);
     this.authFailureLimit = atLeast('authFailureLimit', 1);
     this.authFailureWindowMs = atLeast('authFailureWindowMs', 1);

@@ -1,5 +1,7 @@
 import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { ACTIVE_TOKEN_STORE_PROVIDERS } from './active-token-store.providers.js';
 import { ApiTokenVerifier } from './api-token.verifier.js';
 import { ApiTokensModule } from './api-tokens.module.js';
 import {
@@ -25,8 +27,9 @@ function providersFor({
     // scope: the bearer guard itself lets through the routes its scope leaves open.
     { provide: APP_GUARD, useClass: BearerAuthGuard },
     { provide: APP_GUARD, useClass: TokenRateLimitGuard },
-    // The api_tokens table is the default verifier's: a host's own verifier needs none.
-    ...(own ? [TokenStartupCheck] : []),
+    // The api_tokens table and its store in memory are the default verifier's: a host's
+    // own verifier needs neither.
+    ...(own ? [TokenStartupCheck, ...ACTIVE_TOKEN_STORE_PROVIDERS] : []),
   ];
 }
 
@@ -43,7 +46,9 @@ export const {
       ...definition,
       imports: [
         ...(definition.imports ?? []),
-        ...(extras.tokenVerifier === undefined ? [ApiTokensModule] : []),
+        ...(extras.tokenVerifier === undefined
+          ? [ApiTokensModule, MetricsModule]
+          : []),
       ],
       providers: [...(definition.providers ?? []), ...providersFor(extras)],
     }),

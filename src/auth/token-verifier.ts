@@ -14,8 +14,8 @@ export interface VerifyOptions {
 
 /**
  * Decides whether a bearer token is valid. The guard depends on this class only, so a
- * team can bind another implementation (JWT, introspection, a token table) in its own
- * module: `{ provide: TokenVerifier, useClass: MyVerifier }`.
+ * team can give another implementation (JWT, introspection, a token table) through the
+ * module's options: `AuthModule.forRoot({ tokenVerifier: MyVerifier })`.
  */
 export abstract class TokenVerifier {
   /** Resolves to the client the token belongs to, or undefined when it is not valid. */
@@ -23,4 +23,12 @@ export abstract class TokenVerifier {
     token: string,
     options?: VerifyOptions,
   ): Promise<AuthenticatedClient | undefined>;
+
+  /**
+   * False while the verifier cannot judge the tokens it should know (the service's
+   * readiness then fails, so a balancer sends elsewhere). Always true unless overridden.
+   */
+  isReady(): boolean {
+    return true;
+  }
 }

@@ -86,7 +86,7 @@ async function revoke(
   if (!(await tokens.revoke(name)))
     throw new UsageError(`No active token is named "${name}".`);
   write(
-    `Revoked "${name}". The service refuses it within TOKEN_CACHE_TTL_MS (10 s by default).`,
+    `Revoked "${name}". Every running replica refuses it within a second (docs/tokens.md).`,
   );
 }
 

@@ -200,13 +200,36 @@ export class Environment {
   @IsIntegerBetween(1, 65535)
   METRICS_PORT?: number = undefined;
 
-  /** How long a token looked up in the database is trusted before it is looked up again. */
-  @IsIntegerBetween(0, 30_000, 'milliseconds')
-  TOKEN_CACHE_TTL_MS: number = AUTH_DEFAULTS.tokenCacheTtlMs;
+  /*
+   * Managed tokens are held in memory and kept current through LISTEN/NOTIFY
+   * (src/auth/active-tokens.store.ts, docs/tokens.md).
+   */
 
   /**
-   * Look-ups of tokens not yet seen valid, at most this many at a time: the share of the
-   * database pool a flood of unknown tokens can take.
+   * Most active managed tokens a replica holds in memory (about 0.2 kB each). Past it the
+   * oldest are held, and a token not held is looked up in the database per request
+   * (TOKEN_LOOKUP_CONCURRENCY at a time); an error is logged and
+   * api_token_store_complete is 0.
+   */
+  @IsIntegerBetween(1, 10_000_000)
+  TOKEN_STORE_MAX_TOKENS: number = AUTH_DEFAULTS.tokenStoreMaxTokens;
+
+  /**
+   * Longest a replica answers managed tokens from memory after its last confirmed contact
+   * with the database (a load, or a heartbeat, every quarter of this at most 1 s); past it
+   * without one, managed tokens get 503 and readiness 503 until it has reconnected and
+   * reloaded.
+   */
+  @IsIntegerBetween(1_000, 600_000, 'milliseconds')
+  TOKEN_SYNC_MAX_STALENESS_MS: number = AUTH_DEFAULTS.tokenSyncMaxStalenessMs;
+
+  /** A full reload of the active tokens this often: the backstop for a missed notification. */
+  @IsIntegerBetween(1_000, 86_400_000, 'milliseconds')
+  TOKEN_RESYNC_INTERVAL_MS: number = AUTH_DEFAULTS.tokenResyncIntervalMs;
+
+  /**
+   * Past TOKEN_STORE_MAX_TOKENS only: database look-ups of tokens the store does not
+   * hold, at most this many at a time (the share of the pool a flood can take then).
    */
   @IsIntegerBetween(1, 100)
   TOKEN_LOOKUP_CONCURRENCY: number = AUTH_DEFAULTS.tokenLookupConcurrency;

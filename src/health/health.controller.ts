@@ -5,6 +5,7 @@ import {
   ApiProperty,
   ApiTags,
 } from '@nestjs/swagger';
+import { TokenVerifier } from '../auth/token-verifier.js';
 import { Public } from '../auth/public.decorator.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
@@ -24,6 +25,7 @@ export class HealthController {
   constructor(
     private readonly database: DatabasePing,
     private readonly shutdown: ShutdownState,
+    private readonly tokens: TokenVerifier,
   ) {}
 
   @Get('live')
@@ -44,7 +46,8 @@ export class HealthController {
     operationId: 'ready',
     summary: 'Readiness probe',
     description:
-      'The service can take traffic: its database answers and it is not shutting down. ' +
+      'The service can take traffic: its database answers, its managed tokens are current ' +
+      'and it is not shutting down. ' +
       'GET /health answers the same.',
     security: [],
   })
@@ -54,6 +57,10 @@ export class HealthController {
     if (this.shutdown.isShuttingDown)
       throw ApiError.serviceUnavailable(
         'The service is not ready: it is shutting down.',
+      );
+    if (!this.tokens.isReady())
+      throw ApiError.serviceUnavailable(
+        'The service is not ready: its managed tokens are out of date.',
       );
     // A database that does not answer: its error becomes 503 in the exception filter.
     await this.database.check();

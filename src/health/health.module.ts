@@ -1,11 +1,21 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { DatabasePing } from './database-ping.js';
 import { HealthController } from './health.controller.js';
 
-@Module({
-  imports: [LifecycleModule],
-  controllers: [HealthController],
-  providers: [DatabasePing],
-})
-export class HealthModule {}
+/**
+ * The service's probes. Readiness also asks the application's TokenVerifier, so forRoot
+ * takes the very AuthModule the application imports (the same dynamic module object,
+ * which Nest builds once): a second one would hold a second token store.
+ */
+@Module({})
+export class HealthModule {
+  static forRoot(authModule: DynamicModule): DynamicModule {
+    return {
+      module: HealthModule,
+      imports: [LifecycleModule, authModule],
+      controllers: [HealthController],
+      providers: [DatabasePing],
+    };
+  }
+}

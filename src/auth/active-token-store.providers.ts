@@ -1,0 +1,143 @@
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  type OnApplicationBootstrap,
+  type Provider,
+} from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import pg from 'pg';
+import { Counter } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { AuthSettings } from './auth-module.options.js';
+import {
+  ActiveTokenStore,
+  type ResyncReason,
+  TOKEN_SYNC_APPLICATION_NAME,
+} from './active-tokens.store.js';
+
+/**
+ * The listening connection's settings, from the application's own TypeORM connection (so
+ * a host application's database is the one followed): a pg.Client of its own, outside the
+ * pool, since it stays busy listening for the life of the process.
+ */
+export function listenerConnection(
+  dataSource: DataSource,
+  queryTimeoutMs: number,
+): () => pg.Client {
+  const options = dataSource.options as PostgresDataSourceOptions;
+  const config: pg.ClientConfig = {
+    connectionString: options.url,
+    host: options.host,
+    port: options.port,
+    user: options.username,
+    password: options.password,
+    database: options.database,
+    ssl: options.ssl as pg.ClientConfig['ssl'],
+    // pg waits for ever by default: a connection that never opens must fail and be retried.
+    connectionTimeoutMillis: options.connectTimeoutMS ?? 10_000,
+    // A read or LISTEN a silent server never answers fails, and the store reconnects.
+    query_timeout: queryTimeoutMs,
+    application_name: TOKEN_SYNC_APPLICATION_NAME,
+    keepAlive: true,
+  };
+  return () => new pg.Client(config);
+}
+
+/** Starts the store with the application and stops it before the pool and database close. */
+@Injectable()
+class ActiveTokenStoreLifecycle
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
+  constructor(
+    private readonly store: ActiveTokenStore,
+    metrics: MetricsService,
+  ) {
+    registerMetrics(metrics, store);
+  }
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.store.start();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.store.stop();
+  }
+}
+
+function registerMetrics(metrics: MetricsService, store: ActiveTokenStore) {
+  metrics.gauge(
+    'api_tokens_held',
+    'Active managed tokens held in memory',
+    () => store.stats().tokens,
+  );
+  metrics.gauge(
+    'api_token_store_complete',
+    '1 when every active managed token is held in memory; 0 past TOKEN_STORE_MAX_TOKENS (the rest are looked up per request)',
+    () => (store.stats().complete ? 1 : 0),
+  );
+  metrics.gauge(
+    'api_token_sync_listening',
+    '1 while the token store listens for changes to api_tokens',
+    () => (store.stats().listening ? 1 : 0),
+  );
+  metrics.gauge(
+    'api_token_sync_contact_age_seconds',
+    'Age of the token store last confirmed contact with the database; past TOKEN_SYNC_MAX_STALENESS_MS managed tokens get 503',
+    () => Math.min(store.stats().secondsSinceContact, 1e9),
+  );
+  // The store counts in plain numbers; what grew since the last scrape is added then.
+  const reported: Record<ResyncReason, number> = {
+    connect: 0,
+    periodic: 0,
+    notified: 0,
+  };
+  new Counter({
+    name: 'api_token_store_reloads_total',
+    help: 'Full reloads of the active managed tokens, by reason: connect (start or reconnect), periodic, notified (a truncate, or many changes at once)',
+    labelNames: ['reason'] as const,
+    registers: [metrics.registry],
+    collect() {
+      const counts = store.stats().resyncs;
+      for (const reason of Object.keys(reported) as ResyncReason[]) {
+        this.labels(reason).inc(counts[reason] - reported[reason]);
+        reported[reason] = counts[reason];
+      }
+    },
+  });
+  let reconnects = 0;
+  new Counter({
+    name: 'api_token_sync_connection_failures_total',
+    help: 'Token sync connections lost, refused or silent past the heartbeat timeout',
+    registers: [metrics.registry],
+    collect() {
+      const now = store.stats().reconnects;
+      this.inc(now - reconnects);
+      reconnects = now;
+    },
+  });
+}
+
+/**
+ * The in-memory store of active managed tokens (ActiveTokenStore) behind AuthModule's own
+ * verifier, with its start and stop and its metrics (AuthModule imports MetricsModule for
+ * them). Follows the application's TypeORM connection, from AuthModule's settings.
+ */
+export const ACTIVE_TOKEN_STORE_PROVIDERS: Provider[] = [
+  {
+    provide: ActiveTokenStore,
+    inject: [AuthSettings, getDataSourceToken()],
+    useFactory: (settings: AuthSettings, dataSource: DataSource) =>
+      new ActiveTokenStore({
+        maxTokens: settings.tokenStoreMaxTokens,
+        maxStalenessMs: settings.tokenSyncMaxStalenessMs,
+        resyncIntervalMs: settings.tokenResyncIntervalMs,
+        connect: listenerConnection(
+          dataSource,
+          settings.tokenSyncMaxStalenessMs,
+        ),
+      }),
+  },
+  ActiveTokenStoreLifecycle,
+];

@@ -1,0 +1,55 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Every change to api_tokens, by whatever writer, notifies channel api_tokens_changed
+ * after it commits, so each replica's in-memory store (src/auth/active-tokens.store.ts)
+ * follows within milliseconds. The payload is the token's name, never its hash; an empty
+ * payload asks for a full resync (TRUNCATE, or a name too long for a notification).
+ */
+export class NotifyApiTokenChanges1764000000000 implements MigrationInterface {
+  name = 'NotifyApiTokenChanges1764000000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE FUNCTION api_tokens_notify_change() RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          PERFORM pg_notify('api_tokens_changed', '');
+          RETURN NULL;
+        END IF;
+        -- A notification carries at most 8000 bytes: a longer name asks for a resync.
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+          PERFORM pg_notify('api_tokens_changed',
+            CASE WHEN octet_length(OLD.name) <= 4000 THEN OLD.name ELSE '' END);
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+          PERFORM pg_notify('api_tokens_changed',
+            CASE WHEN octet_length(NEW.name) <= 4000 THEN NEW.name ELSE '' END);
+        END IF;
+        RETURN NULL;
+      END
+      $$
+    `);
+    await queryRunner.query(`
+      CREATE TRIGGER api_tokens_notify_row_change
+      AFTER INSERT OR UPDATE OR DELETE ON api_tokens
+      FOR EACH ROW EXECUTE FUNCTION api_tokens_notify_change()
+    `);
+    await queryRunner.query(`
+      CREATE TRIGGER api_tokens_notify_truncate
+      AFTER TRUNCATE ON api_tokens
+      FOR EACH STATEMENT EXECUTE FUNCTION api_tokens_notify_change()
+    `);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(
+      'DROP TRIGGER api_tokens_notify_truncate ON api_tokens',
+    );
+    await queryRunner.query(
+      'DROP TRIGGER api_tokens_notify_row_change ON api_tokens',
+    );
+    await queryRunner.query('DROP FUNCTION api_tokens_notify_change()');
+  }
+}
