@@ -156,6 +156,7 @@ describe('the service and its database', () => {
     expect(applied.flat()).toEqual([
       'CreatePlants1763769600000',
       'CreateApiTokens1763856000000',
+      'CreateCommitProbe1795392000000',
     ]);
     const check = await new DataSource(options).initialize();
     try {

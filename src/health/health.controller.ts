@@ -9,7 +9,7 @@ import { Public } from '../auth/public.decorator.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
-import { DatabasePing } from './database-ping.js';
+import { DatabaseHealth } from '../database/database-health.js';
 
 export class HealthStatus {
   @ApiProperty({ type: 'string', enum: ['ok'] })
@@ -22,7 +22,7 @@ export class HealthStatus {
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly database: DatabasePing,
+    private readonly database: DatabaseHealth,
     private readonly shutdown: ShutdownState,
   ) {}
 
@@ -44,7 +44,7 @@ export class HealthController {
     operationId: 'ready',
     summary: 'Readiness probe',
     description:
-      'The service can take traffic: its database answers and it is not shutting down. ' +
+      'The service can take traffic: its database commits and it is not shutting down. ' +
       'GET /health answers the same.',
     security: [],
   })
@@ -55,7 +55,7 @@ export class HealthController {
       throw ApiError.serviceUnavailable(
         'The service is not ready: it is shutting down.',
       );
-    // A database that does not answer: its error becomes 503 in the exception filter.
+    // A database that cannot commit: its error becomes 503 in the exception filter.
     await this.database.check();
     return { status: 'ok' };
   }

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
+import { DatabaseHealthModule } from '../database/database-health.module.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
-import { DatabasePing } from './database-ping.js';
 import { HealthController } from './health.controller.js';
 
 @Module({
-  imports: [LifecycleModule],
+  imports: [LifecycleModule, DatabaseHealthModule],
   controllers: [HealthController],
-  providers: [DatabasePing],
 })
 export class HealthModule {}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseHealthModule } from '../database/database-health.module.js';
 import { JsonBodyModule } from '../http/json-body.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { PlantEntity } from './plant.entity.js';
@@ -11,6 +12,7 @@ import { PlantsService } from './plants.service.js';
 @Module({
   imports: [
     TypeOrmModule.forFeature([PlantEntity]),
+    DatabaseHealthModule,
     MetricsModule,
     JsonBodyModule,
   ],
