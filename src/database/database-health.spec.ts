@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Pool } from 'pg';
-import { DatabaseDownError } from './database-errors.js';
+import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
 import { DatabaseHealth } from './database-health.js';
 
 const unavailable = () =>
@@ -26,6 +26,7 @@ function database() {
   } as unknown as Pool;
   const health = new DatabaseHealth(() => pool, {
     probeTimeoutMs: 60_000,
+    readinessTimeoutMs: 60_000,
     retryEveryMs: 1,
     reuseForMs: 60_000,
   });
@@ -98,6 +99,17 @@ describe('DatabaseHealth', () => {
     expect(health.canCommit).toBe(true);
   });
 
+  it('a probe that meets connections the server ended tries fresh ones before it calls the database down', async () => {
+    const { health, statements, answers } = database();
+    let ended = 2;
+    answers(() =>
+      ended-- > 0 ? Promise.reject(lost()) : Promise.resolve({ rows: [] }),
+    );
+    await expect(health.check()).resolves.toBeUndefined();
+    expect(statements).toHaveLength(3);
+    expect(health.canCommit).toBe(true);
+  });
+
   it('a lost connection and a probe that cannot connect: down', async () => {
     const { health, answers } = database();
     answers(() => Promise.reject(unavailable()));
@@ -120,6 +132,39 @@ describe('DatabaseHealth', () => {
     expect(statements).toEqual([]);
   });
 
+  it('readiness gives up on a slow probe without declaring the database down; the probe, once it commits, counts', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    try {
+      let commit: (value: unknown) => void = () => {};
+      const pool = {
+        connect: async () =>
+          Object.assign(new EventEmitter(), {
+            query: () => new Promise((resolve) => (commit = resolve)),
+            release: () => {},
+          }),
+      } as unknown as Pool;
+      const health = new DatabaseHealth(() => pool, {
+        probeTimeoutMs: 2_000,
+        readinessTimeoutMs: 800,
+        retryEveryMs: 100,
+        reuseForMs: 1_000,
+      });
+      const ready = health.check();
+      const outcome = expect(ready).rejects.toBeInstanceOf(
+        DatabaseDeadlineError,
+      );
+      await vi.advanceTimersByTimeAsync(800);
+      await outcome;
+      expect(health.canCommit).toBe(true);
+
+      commit({ rows: [] });
+      await vi.advanceTimersByTimeAsync(0);
+      await expect(health.check()).resolves.toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('readiness: concurrent checks share one commit, a recent result is reused, a failure is answered while down without waiting', async () => {
     const { health, statements } = database();
     await Promise.all(Array.from({ length: 20 }, () => health.check()));
@@ -131,7 +176,12 @@ describe('DatabaseHealth', () => {
         ({
           connect: () => Promise.reject(unavailable()),
         }) as unknown as Pool,
-      { probeTimeoutMs: 60_000, retryEveryMs: 60_000, reuseForMs: 0 },
+      {
+        probeTimeoutMs: 60_000,
+        readinessTimeoutMs: 60_000,
+        retryEveryMs: 60_000,
+        reuseForMs: 0,
+      },
     );
     await expect(down.check()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(down.canCommit).toBe(false);

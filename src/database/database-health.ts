@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { queryWithin } from './bounded-query.js';
 import {
+  DatabaseDeadlineError,
   DatabaseDownError,
   isDatabaseUnavailable,
   isLostConnection,
@@ -9,10 +10,16 @@ import {
 
 export interface DatabaseHealthOptions {
   /**
-   * Longest a commit probe may take: past it the database counts as not committing. Well
-   * inside a kubelet's default 1 s probe timeout, since readiness waits for it.
+   * Longest a commit probe may take: past it the database counts as not committing. As
+   * long as a create may wait (DATABASE_REQUEST_TIMEOUT_MS's default), so that a database
+   * merely slow is not declared down while creates would still succeed.
    */
   probeTimeoutMs: number;
+  /**
+   * Longest readiness waits for the probe: then 503, the database not declared down for
+   * that. Well inside a kubelet's default 1 s probe timeout.
+   */
+  readinessTimeoutMs: number;
   /** While the database is down, the pause after a probe that failed before the next. */
   retryEveryMs: number;
   /**
@@ -23,7 +30,8 @@ export interface DatabaseHealthOptions {
 }
 
 export const DATABASE_HEALTH_DEFAULTS: DatabaseHealthOptions = {
-  probeTimeoutMs: 800,
+  probeTimeoutMs: 2_000,
+  readinessTimeoutMs: 800,
   retryEveryMs: 100,
   reuseForMs: 1_000,
 };
@@ -33,6 +41,9 @@ export const DATABASE_HEALTH_DEFAULTS: DatabaseHealthOptions = {
 const COMMIT_PROBE = `
   INSERT INTO commit_probe (id, checked_at) VALUES (1, now())
   ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at`;
+
+// As PlantsService: enough for the pooled connections one sweep of terminations ends.
+const LOST_CONNECTION_ATTEMPTS = 3;
 
 interface ProbeResult {
   at: number;
@@ -85,9 +96,10 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
   }
 
   /**
-   * For readiness: resolves when the database commits, rejects with its error when not.
-   * Concurrent callers share one probe and a result younger than reuseForMs is reused;
-   * while down, the answer is at once (the probes run anyway).
+   * For readiness: resolves when the database commits, rejects with its error when not,
+   * or with DatabaseDeadlineError past readinessTimeoutMs (the probe goes on). Concurrent
+   * callers share one probe and a result younger than reuseForMs is reused; while down,
+   * the answer is at once (the probes run anyway).
    */
   check(): Promise<void> {
     if (this.down !== undefined)
@@ -97,7 +109,14 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
       return last.error === undefined
         ? Promise.resolve()
         : Promise.reject(last.error);
-    return this.probe();
+    const probe = this.probe();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new DatabaseDeadlineError()),
+        this.options.readinessTimeoutMs,
+      );
+      probe.then(resolve, reject).finally(() => clearTimeout(timer));
+    });
   }
 
   beforeApplicationShutdown(): void {
@@ -113,13 +132,20 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
   }
 
   private async commit(): Promise<void> {
+    const deadline = Date.now() + this.options.probeTimeoutMs;
     try {
-      await queryWithin(
-        this.pool(),
-        Date.now() + this.options.probeTimeoutMs,
-        COMMIT_PROBE,
-        [],
-      );
+      // A pooled connection ended by the server (pg_terminate_backend, a restart) fails at
+      // once, and so may the next few ended in the same sweep: as for a create, that alone
+      // does not say the database is down.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await queryWithin(this.pool(), deadline, COMMIT_PROBE, []);
+          break;
+        } catch (error) {
+          if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
+            throw error;
+        }
+      }
       this.last = { at: Date.now() };
       this.markUp();
     } catch (error) {
