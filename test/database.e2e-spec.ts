@@ -166,6 +166,7 @@ describe('the service and its database', () => {
       'CreatePlants1763769600000',
       'CreateApiTokens1763856000000',
       'NotifyApiTokenChanges1764000000000',
+      'CreateCommitProbe1795392000000',
     ]);
     const check = await new DataSource(options).initialize();
     try {

@@ -5,6 +5,8 @@ import { TOKEN_SYNC_APPLICATION_NAME } from '../src/auth/active-tokens.store.js'
 import { hashToken } from '../src/auth/token-hash.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { runMigrations } from '../src/database/migration-runner.js';
+import { MIGRATIONS } from '../src/database/migrations/index.js';
+import { NotifyApiTokenChanges1764000000000 } from '../src/database/migrations/1764000000000-notify-api-token-changes.js';
 import { DataSource } from 'typeorm';
 import { startApp } from './support/app.js';
 import {
@@ -308,7 +310,12 @@ describe('the migration that makes api_tokens notify', () => {
         'api_tokens_notify_row_change',
         'api_tokens_notify_truncate',
       ]);
-      await dataSource.undoLastMigration();
+      // Undone back to before it: it, and every migration after it, newest first.
+      const fromIt =
+        MIGRATIONS.length -
+        MIGRATIONS.indexOf(NotifyApiTokenChanges1764000000000);
+      for (let undone = 0; undone < fromIt; undone += 1)
+        await dataSource.undoLastMigration();
       expect(await triggers(dataSource)).toEqual([]);
       await runMigrations(options);
       expect(await triggers(dataSource)).toHaveLength(2);

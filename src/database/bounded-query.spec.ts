@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Pool } from 'pg';
 import { queryWithin } from './bounded-query.js';
-import { DatabaseDeadlineError } from './database-errors.js';
+import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
 
 /** A pooled connection whose query answers with `answer`, recording how it was released. */
 function connection(answer: () => Promise<unknown>) {
@@ -84,6 +84,38 @@ describe('queryWithin', () => {
       ),
     ).rejects.toBe(error);
     expect(client.release).toHaveBeenCalledWith(discarded ? error : undefined);
+  });
+
+  it('gives up when its signal is aborted, with the reason, and discards the connection', async () => {
+    const client = connection(never);
+    const aborter = new AbortController();
+    const answer = queryWithin(
+      poolGiving(Promise.resolve(client)),
+      Date.now() + 1_000,
+      'SELECT 1',
+      [],
+      aborter.signal,
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    const reason = new DatabaseDownError();
+    aborter.abort(reason);
+    await expect(answer).rejects.toBe(reason);
+    expect(client.release).toHaveBeenCalledWith(reason);
+  });
+
+  it('fails at once, without asking the pool, when its signal is already aborted', async () => {
+    const connect = vi.fn(() => never());
+    const reason = new DatabaseDownError();
+    await expect(
+      queryWithin(
+        { connect } as unknown as Pool,
+        Date.now() + 1_000,
+        'SELECT 1',
+        [],
+        AbortSignal.abort(reason),
+      ),
+    ).rejects.toBe(reason);
+    expect(connect).not.toHaveBeenCalled();
   });
 
   it('fails at once, without asking the pool, when the deadline has already passed', async () => {

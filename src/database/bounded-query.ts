@@ -13,7 +13,9 @@ export function poolOf(dataSource: DataSource): Pool {
 
 /**
  * One statement whose whole database part (the wait for a pooled connection and the query)
- * ends by `deadline` (epoch ms), with DatabaseDeadlineError if the database is silent.
+ * ends by `deadline` (epoch ms), with DatabaseDeadlineError if the database is silent, or
+ * earlier when `signal` is aborted (with its reason): the caller learned meanwhile that the
+ * database cannot answer.
  *
  * Why not TypeORM's `query`: connect and statement timeouts do not cover a connection that
  * is open but silent (a hung server), and TypeORM would give such a connection back to the
@@ -26,9 +28,11 @@ export function queryWithin<Row extends QueryResultRow>(
   deadline: number,
   sql: string,
   parameters: unknown[],
+  signal?: AbortSignal,
 ): Promise<Row[]> {
   if (deadline <= Date.now())
     return Promise.reject(new DatabaseDeadlineError());
+  if (signal?.aborted) return Promise.reject(signal.reason as Error);
   return new Promise((resolve, reject) => {
     let client: PoolClient | undefined;
     let done = false;
@@ -42,6 +46,7 @@ export function queryWithin<Row extends QueryResultRow>(
     const finish = (release: (client: PoolClient) => void) => {
       done = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       if (client === undefined) return;
       client.removeListener('error', onBroken);
       release(client);
@@ -53,6 +58,13 @@ export function queryWithin<Row extends QueryResultRow>(
       },
       Math.max(0, deadline - Date.now()),
     );
+    // As at the deadline: the connection may be stuck, so it is discarded, not reused.
+    const onAbort = () => {
+      const reason = signal?.reason as Error;
+      finish((stuck) => stuck.release(reason));
+      reject(reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     pool.connect().then(
       (connected) => {
         // Too late: the caller has its answer; the connection is healthy, so it goes back.

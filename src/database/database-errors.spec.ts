@@ -24,6 +24,7 @@ describe('isDatabaseUnavailable', () => {
     ['SQLSTATE 57P03 (cannot connect now)', withCode('57P03')],
     ['SQLSTATE 53300 (too many connections)', withCode('53300')],
     ['SQLSTATE 57014 (statement timeout)', withCode('57014')],
+    ['SQLSTATE 25006 (a standby: read-only transaction)', withCode('25006')],
     [
       'a TypeORM error wrapping a lost connection',
       Object.assign(new Error('query failed'), {

@@ -6,7 +6,9 @@ interface ErrorSignature {
 
 // Node socket errors, SQLSTATEs and pg's own messages when it cannot reach or lost the
 // server. SQLSTATE: class 08 connection exception; 57P01-57P03 server shutting down or
-// starting; 53300 too many connections; 57014 statement timeout (too slow to answer).
+// starting; 53300 too many connections; 57014 statement timeout (too slow to answer);
+// 25006 read-only transaction: behind an HA proxy during a failover, a node that has just
+// become a standby (docs/ha-postgres.md), which cannot write until the proxy moves on.
 const UNAVAILABLE: ErrorSignature = {
   codes: new Set([
     'ECONNREFUSED',
@@ -18,7 +20,7 @@ const UNAVAILABLE: ErrorSignature = {
     'ENOTFOUND',
     'EAI_AGAIN',
   ]),
-  sqlStates: /^(08...|57P0[123]|53300|57014)$/,
+  sqlStates: /^(08...|57P0[123]|53300|57014|25006)$/,
   messages: [
     'Connection terminated',
     'timeout exceeded when trying to connect',
@@ -80,11 +82,27 @@ export class DatabaseDeadlineError extends Error {
 }
 
 /**
+ * The database is known not to accept commits now (DatabaseHealth): a write is refused at
+ * once rather than sent to wait out its deadline.
+ */
+export class DatabaseDownError extends Error {
+  override readonly name = 'DatabaseDownError';
+
+  constructor() {
+    super('The database does not accept commits now.');
+  }
+}
+
+/**
  * True when an error means the database cannot be reached or cannot answer now, as
  * opposed to a fault in the request or the code.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return error instanceof DatabaseDeadlineError || matches(error, UNAVAILABLE);
+  return (
+    error instanceof DatabaseDeadlineError ||
+    error instanceof DatabaseDownError ||
+    matches(error, UNAVAILABLE)
+  );
 }
 
 // SQLSTATE class 22 (data exception: a value too long, out of range, badly encoded), class

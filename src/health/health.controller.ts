@@ -10,7 +10,7 @@ import { Public } from '../auth/public.decorator.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
-import { DatabasePing } from './database-ping.js';
+import { DatabaseHealth } from '../database/database-health.js';
 
 export class HealthStatus {
   @ApiProperty({ type: 'string', enum: ['ok'] })
@@ -23,7 +23,7 @@ export class HealthStatus {
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly database: DatabasePing,
+    private readonly database: DatabaseHealth,
     private readonly shutdown: ShutdownState,
     private readonly tokens: TokenVerifier,
   ) {}
@@ -46,8 +46,8 @@ export class HealthController {
     operationId: 'ready',
     summary: 'Readiness probe',
     description:
-      'The service can take traffic: its database answers, its managed tokens are current ' +
-      'and it is not shutting down. ' +
+      'The service can take traffic: its database can commit, its managed tokens are ' +
+      'current and it is not shutting down. ' +
       'GET /health answers the same.',
     security: [],
   })
@@ -62,7 +62,7 @@ export class HealthController {
       throw ApiError.serviceUnavailable(
         'The service is not ready: its managed tokens are out of date.',
       );
-    // A database that does not answer: its error becomes 503 in the exception filter.
+    // A database that cannot commit: its error becomes 503 in the exception filter.
     await this.database.check();
     return { status: 'ok' };
   }

@@ -1,3 +1,4 @@
+import { DatabaseDeadlineError } from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
 import {
   type InsertRequest,
@@ -268,7 +269,7 @@ describe('PlantInsertBatcher', () => {
     expect(batcher.isOverloaded).toBe(false);
   });
 
-  it('answers 503 for a row that waited too long for a slot, and never sends it', async () => {
+  it('answers 503 for a row that waited too long for a slot, and never sends it; with no statement answered meanwhile, the database is the cause', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {
       const { batcher, statements, release } = heldTable({
@@ -277,7 +278,9 @@ describe('PlantInsertBatcher', () => {
       });
       const inFlight = await fillSlots(batcher);
       const waiting = batcher.insert(request(5));
-      const outcome = expect(waiting).rejects.toEqual(ApiError.overloaded());
+      const outcome = expect(waiting).rejects.toBeInstanceOf(
+        DatabaseDeadlineError,
+      );
 
       await vi.advanceTimersByTimeAsync(501);
       await outcome;
@@ -285,6 +288,47 @@ describe('PlantInsertBatcher', () => {
       await Promise.all(inFlight);
       await nextTurn();
       expect(statements.flat()).not.toContain('5');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('says it is overloaded when a row waited too long while statements were answered', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    try {
+      // Each statement held until released on its own, first in first out.
+      const releases: (() => void)[] = [];
+      const statements: string[][] = [];
+      const batcher = new PlantInsertBatcher(
+        async (rows) => {
+          statements.push(rows.map(({ id }) => id));
+          await new Promise<void>((resolve) => releases.push(resolve));
+          return new Set(rows.map(({ id }) => id));
+        },
+        { maxRows: 1_000, maxWaitMs: 500 },
+      );
+      const inFlight = await fillSlots(batcher);
+      // One more row than a statement takes: the last waits on after a slot frees.
+      const queued = Array.from({ length: 501 }, (_, index) =>
+        batcher.insert(request(100 + index)),
+      );
+      const last = queued.pop()!;
+      const outcome = expect(last).rejects.toEqual(ApiError.overloaded());
+      await vi.advanceTimersByTimeAsync(100);
+      releases.shift()?.();
+      await nextTurn();
+      await nextTurn();
+      expect(statements).toHaveLength(5);
+      await vi.advanceTimersByTimeAsync(401);
+      await outcome;
+      expect(statements.flat()).not.toContain('600');
+
+      for (const release of releases.splice(0)) release();
+      await nextTurn();
+      for (const release of releases.splice(0)) release();
+      await expect(Promise.all([...inFlight, ...queued])).resolves.toHaveLength(
+        504,
+      );
     } finally {
       vi.useRealTimers();
     }

@@ -1,4 +1,7 @@
-import { isCausedByOneRow } from '../database/database-errors.js';
+import {
+  DatabaseDeadlineError,
+  isCausedByOneRow,
+} from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
 
 export interface PlantRow {
@@ -31,6 +34,8 @@ export interface QueueLimits {
 }
 
 interface Pending extends InsertRequest {
+  /** Epoch ms it was queued. */
+  queuedAt: number;
   /** Epoch ms after which a row not yet sent is answered 503 instead. */
   sendBy: number;
   resolve: (outcome: InsertOutcome) => void;
@@ -70,6 +75,8 @@ export class PlantInsertBatcher {
   private flushScheduled = false;
   private inFlight = 0;
   private expiry: NodeJS.Timeout | undefined;
+  /** Epoch ms the last statement was answered, either way. */
+  private lastAnswerAt = 0;
 
   constructor(
     private readonly insertRows: InsertRows,
@@ -80,11 +87,12 @@ export class PlantInsertBatcher {
     if (this.queue.length >= this.limits.maxRows)
       return Promise.reject(ApiError.overloaded());
     return new Promise((resolve, reject) => {
+      const queuedAt = Date.now();
       const sendBy = Math.min(
-        Date.now() + this.limits.maxWaitMs,
+        queuedAt + this.limits.maxWaitMs,
         request.deadline,
       );
-      this.queue.push({ ...request, sendBy, resolve, reject });
+      this.queue.push({ ...request, queuedAt, sendBy, resolve, reject });
       this.scheduleFlush();
     });
   }
@@ -125,20 +133,30 @@ export class PlantInsertBatcher {
       this.inFlight += 1;
       void this.run(byIdThenArrival(batch)).finally(() => {
         this.inFlight -= 1;
+        this.lastAnswerAt = Date.now();
         if (this.queue.length > 0) this.scheduleFlush();
       });
     }
     this.scheduleExpiry();
   }
 
-  /** Rows whose client left, or that waited too long to be sent, are never written. */
+  /**
+   * Rows whose client left, or that waited too long to be sent, are never written. A row
+   * that waited while no statement was answered at all waited for the database, not
+   * behind other creates: its 503 names the database.
+   */
   private dropUnwanted(): void {
     const now = Date.now();
     const kept: Pending[] = [];
     for (const pending of this.queue) {
       if (pending.clientGone?.() === true)
         pending.reject(ApiError.clientGone());
-      else if (pending.sendBy <= now) pending.reject(ApiError.overloaded());
+      else if (pending.sendBy <= now)
+        pending.reject(
+          this.lastAnswerAt < pending.queuedAt
+            ? new DatabaseDeadlineError()
+            : ApiError.overloaded(),
+        );
       else kept.push(pending);
     }
     this.queue = kept;

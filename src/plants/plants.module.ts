@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JsonBodyGuard } from '../http/json-body.guard.js';
 import { JsonBodyReader } from '../http/json-body.reader.js';
+import { DatabaseHealthModule } from '../database/database-health.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { PlantEntity } from './plant.entity.js';
 import {
@@ -23,7 +24,11 @@ import { PlantsService } from './plants.service.js';
  * answer and validate as they did. Who may call it is AuthModule's business.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([PlantEntity]), MetricsModule],
+  imports: [
+    TypeOrmModule.forFeature([PlantEntity]),
+    DatabaseHealthModule,
+    MetricsModule,
+  ],
   controllers: [PlantsController],
   providers: [
     {

@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { EntityMetadata, Repository } from 'typeorm';
 import { poolOf, queryWithin } from '../database/bounded-query.js';
+import { DatabaseDownError } from '../database/database-errors.js';
+import { DatabaseHealth } from '../database/database-health.js';
 import {
   type InsertOutcome,
   type InsertRequest,
@@ -67,6 +69,7 @@ export class PlantsRepository {
     private readonly plants: Repository<PlantEntity>,
     settings: PlantsSettings,
     metrics: MetricsService,
+    private readonly health: DatabaseHealth,
   ) {
     this.statements = statementsFor(plants.metadata);
     const batcher = new PlantInsertBatcher(
@@ -89,8 +92,12 @@ export class PlantsRepository {
     );
   }
 
-  /** Writes the row unless its id is taken; concurrent calls share one statement. */
+  /**
+   * Writes the row unless its id is taken; concurrent calls share one statement. Refused
+   * at once while the database is known not to commit (DatabaseHealth).
+   */
   insertOrSkip(request: InsertRequest): Promise<InsertOutcome> {
+    if (!this.health.canCommit) return Promise.reject(new DatabaseDownError());
     return this.batcher.insert(request);
   }
 
@@ -115,15 +122,18 @@ export class PlantsRepository {
     rows: PlantRow[],
     deadline: number,
   ): Promise<Set<string>> {
-    const returned = await queryWithin<{ id: string }>(
-      poolOf(this.plants.manager.connection),
-      deadline,
-      this.statements.insertBatch,
-      [
-        rows.map((row) => row.id),
-        rows.map((row) => row.name),
-        rows.map((row) => row.tag),
-      ],
+    const returned = await this.health.write((signal) =>
+      queryWithin<{ id: string }>(
+        poolOf(this.plants.manager.connection),
+        deadline,
+        this.statements.insertBatch,
+        [
+          rows.map((row) => row.id),
+          rows.map((row) => row.name),
+          rows.map((row) => row.tag),
+        ],
+        signal,
+      ),
     );
     return new Set(returned.map((row) => row.id));
   }

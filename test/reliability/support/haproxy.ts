@@ -21,13 +21,28 @@ export async function ensureHaproxy(): Promise<string> {
   return existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy';
 }
 
-/** HAProxy as a process in front of two replicas, with the shipped configuration. */
+/** HAProxy with one of the project's configurations, its addresses from the environment. */
+export interface BalancerConfiguration {
+  /** The configuration file. */
+  file: string;
+  /** Its variables, the listening and stats addresses aside. */
+  env: Record<string, string>;
+  /** The variable naming where clients connect, and the one naming the stats page. */
+  bindVariable: string;
+  statsVariable: string;
+  /** The backend whose servers states() reports. */
+  backend: string;
+}
+
+/** HAProxy as a process in front of two servers (replicas, or database nodes). */
 export class Balancer {
   private output = '';
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
+    readonly port: number,
     private readonly statsUrl: string,
+    private readonly backend: string,
   ) {
     child.stdout?.on('data', (chunk: Buffer) => (this.output += String(chunk)));
     child.stderr?.on('data', (chunk: Buffer) => (this.output += String(chunk)));
@@ -39,15 +54,33 @@ export class Balancer {
     replicaPorts: [number, number],
     { plain }: { plain: boolean },
   ): Promise<Balancer> {
-    const [port, statsPort] = [await freePort(), await freePort()];
-    const child = spawn(binary, ['-db', '-f', HAPROXY_CONFIG], {
+    const balancer = await Balancer.run(binary, {
+      file: HAPROXY_CONFIG,
       env: {
-        PATH: process.env.PATH ?? '',
-        BALANCER_BIND: `127.0.0.1:${port}`,
-        STATS_BIND: `127.0.0.1:${statsPort}`,
         REPLICA1_ADDRESS: `127.0.0.1:${replicaPorts[0]}`,
         REPLICA2_ADDRESS: `127.0.0.1:${replicaPorts[1]}`,
         ...(plain ? { PLAIN_BALANCER: '1' } : {}),
+      },
+      bindVariable: 'BALANCER_BIND',
+      statsVariable: 'STATS_BIND',
+      backend: 'replicas',
+    });
+    await balancer.untilServers('UP');
+    return balancer;
+  }
+
+  /** HAProxy with `configuration`, on free ports; answering its stats page once resolved. */
+  static async run(
+    binary: string,
+    { file, env, bindVariable, statsVariable, backend }: BalancerConfiguration,
+  ): Promise<Balancer> {
+    const [port, statsPort] = [await freePort(), await freePort()];
+    const child = spawn(binary, ['-db', '-f', file], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        [bindVariable]: `127.0.0.1:${port}`,
+        [statsVariable]: `127.0.0.1:${statsPort}`,
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -57,13 +90,23 @@ export class Balancer {
     const balancer = new Balancer(
       child,
       `http://127.0.0.1:${port}`,
+      port,
       `http://127.0.0.1:${statsPort}/stats;csv`,
+      backend,
     );
-    await balancer.untilServers('UP');
+    await eventually(
+      'HAProxy to answer on its stats page',
+      async () => {
+        if (child.exitCode !== null)
+          throw new Error(`HAProxy exited:\n${balancer.output}`);
+        return balancer.states().catch(() => undefined);
+      },
+      { everyMs: 50, timeoutMs: 30_000 },
+    );
     return balancer;
   }
 
-  /** Each replica's state as HAProxy's health checks see it. */
+  /** Each server's state as HAProxy's health checks see it. */
   async states(): Promise<Record<string, string>> {
     const csv = await (await fetch(this.statsUrl)).text();
     const header = csv.split('\n')[0].replace(/^# /, '').split(',');
@@ -76,16 +119,18 @@ export class Balancer {
         .slice(1)
         .map((line) => line.split(','))
         .filter(
-          (row) => row[proxy] === 'replicas' && /^replica\d$/.test(row[name]),
+          (row) =>
+            row[proxy] === this.backend &&
+            !['FRONTEND', 'BACKEND'].includes(row[name]),
         )
         .map((row) => [row[name], row[status]]),
     );
   }
 
-  /** Waits until every replica is in `state` (all replicas, or the one named). */
+  /** Waits until every server is in `state` (all servers, or the one named). */
   async untilServers(state: string, server?: string): Promise<void> {
     await eventually(
-      `HAProxy to see ${server ?? 'every replica'} ${state}`,
+      `HAProxy to see ${server ?? 'every server'} ${state}`,
       async () => {
         if (this.child.exitCode !== null)
           throw new Error(`HAProxy exited:\n${this.output}`);

@@ -20,6 +20,12 @@ export interface LoadOptions {
   timeoutMs?: number;
   /** Bodies per id; with a function of the worker, several workers may share ids. */
   plantFor?: (id: bigint, worker: number) => { name: string; tag?: string };
+  /**
+   * A client that got anything but 200 sends the same id and body again after this pause,
+   * until it gets a 200 (as a client of an idempotent create should); unset: each request
+   * a new plant.
+   */
+  retryPauseMs?: number;
 }
 
 export interface RunningLoad {
@@ -40,6 +46,7 @@ export function startLoad({
     name: `Plant ${id} from ${worker}`,
     tag: id % 2n === 0n ? 'even' : undefined,
   }),
+  retryPauseMs,
 }: LoadOptions): RunningLoad {
   let running = true;
   const dispatcher = new Agent({ keepAlive: true, maxSockets: concurrency });
@@ -47,15 +54,21 @@ export function startLoad({
     while (running) {
       const id = nextId();
       const plant = plantFor(id, index);
-      await sendPlant({
-        baseUrl: typeof baseUrl === 'string' ? baseUrl : baseUrl(),
-        token,
-        ledger,
-        dispatcher,
-        timeoutMs,
-        id,
-        ...plant,
-      });
+      for (;;) {
+        const outcome = await sendPlant({
+          baseUrl: typeof baseUrl === 'string' ? baseUrl : baseUrl(),
+          token,
+          ledger,
+          dispatcher,
+          timeoutMs,
+          id,
+          ...plant,
+        });
+        const acknowledged =
+          outcome.kind === 'answered' && outcome.status === 200;
+        if (acknowledged || retryPauseMs === undefined || !running) break;
+        await new Promise((resolve) => setTimeout(resolve, retryPauseMs));
+      }
     }
   };
   const workers = Array.from({ length: concurrency }, (_, index) =>
@@ -146,7 +159,7 @@ export async function sendPlant({
   id,
   name,
   tag,
-}: SendOptions): Promise<void> {
+}: SendOptions): Promise<Outcome> {
   const at = ledger.now();
   const started = performance.now();
   const body = `{"id": ${id}, "name": ${JSON.stringify(name)}${tag === undefined ? '' : `, "tag": ${JSON.stringify(tag)}`}}`;
@@ -164,31 +177,23 @@ export async function sendPlant({
     } catch {
       // Kept as text: a non-JSON body is itself a finding.
     }
-    ledger.record({
-      id,
-      name,
-      tag,
-      at,
-      outcome: {
-        kind: 'answered',
-        status: answer.status,
-        body: parsed,
-        ms: performance.now() - started,
-      },
-    });
+    const outcome: Outcome = {
+      kind: 'answered',
+      status: answer.status,
+      body: parsed,
+      ms: performance.now() - started,
+    };
+    ledger.record({ id, name, tag, at, outcome });
+    return outcome;
   } catch (error) {
-    ledger.record({
-      id,
-      name,
-      tag,
-      at,
-      outcome: {
-        kind: 'no-answer',
-        error: (error as { code?: string }).code ?? String(error),
-        ms: performance.now() - started,
-      },
-    });
+    const outcome: Outcome = {
+      kind: 'no-answer',
+      error: (error as { code?: string }).code ?? String(error),
+      ms: performance.now() - started,
+    };
+    ledger.record({ id, name, tag, at, outcome });
     await new Promise((resolve) => setTimeout(resolve, 20));
+    return outcome;
   }
 }
 

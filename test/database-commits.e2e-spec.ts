@@ -1,0 +1,78 @@
+import pg from 'pg';
+import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { useServiceOnOwnPostgres } from './support/own-postgres.js';
+import { eventually } from './support/poll.js';
+
+const DATABASE_503 = {
+  error: 503,
+  message: 'The database is unavailable; retry later.',
+};
+
+/** Sets a server parameter on `url`'s PostgreSQL and reloads its configuration. */
+async function setOnServer(url: string, statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+    await admin.query('SELECT pg_reload_conf()');
+  } finally {
+    await admin.end();
+  }
+}
+
+// A primary that answers queries but holds every commit, as one in strict synchronous
+// mode does while no standby is attached: synchronous_standby_names names a standby that
+// never comes. A database of its own, since this test holds its commits.
+describe('a database that answers but cannot commit', () => {
+  const own = useServiceOnOwnPostgres('commits-held', {
+    // Far longer than a refusal takes: a create that waited for it would show.
+    DATABASE_REQUEST_TIMEOUT_MS: '30000',
+  });
+
+  it('is not ready, refuses creates at once naming the database, and is ready and creates again once commits flow', async () => {
+    const { postgres, service } = own;
+    const { url } = service;
+    expect((await send(`${url}/health/ready`)).status).toBe(200);
+    expect(
+      (await postPlant(url, newPlantJson(uniqueId(), 'Before'))).status,
+    ).toBe(200);
+
+    await setOnServer(
+      postgres.url,
+      "ALTER SYSTEM SET synchronous_standby_names = 'never_attached'",
+    );
+    try {
+      // SELECT 1 is still answered: readiness must say 503 all the same.
+      const notReady = await eventually('readiness to turn 503', async () => {
+        const answer = await send(`${url}/health/ready`);
+        return answer.status === 503 ? answer : undefined;
+      });
+      expect(notReady.body).toEqual(DATABASE_503);
+      expect(notReady.headers.get('retry-after')).toBe('2');
+
+      const started = performance.now();
+      const refused = await postPlant(url, newPlantJson(uniqueId(), 'Held'));
+      const tookMs = performance.now() - started;
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 503,
+        body: DATABASE_503,
+      });
+      // Refused without waiting for the database: well before DATABASE_REQUEST_TIMEOUT_MS.
+      expect(tookMs).toBeLessThan(30_000 / 2);
+    } finally {
+      await setOnServer(
+        postgres.url,
+        'ALTER SYSTEM RESET synchronous_standby_names',
+      );
+    }
+
+    await eventually('readiness to turn 200', async () =>
+      (await send(`${url}/health/ready`)).status === 200 ? true : undefined,
+    );
+    const after = await postPlant(url, newPlantJson(uniqueId(), 'After'));
+    expect({ status: after.status, body: after.body }).toEqual({
+      status: 200,
+      body: { name: 'After' },
+    });
+  });
+});

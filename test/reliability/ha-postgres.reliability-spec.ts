@@ -1,0 +1,364 @@
+import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../support/poll.js';
+import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
+import { startLoad } from './support/load.js';
+import {
+  type Commit,
+  ensureHaPostgres,
+  HaPostgres,
+  type PatroniNode,
+} from './support/patroni.js';
+import { percentile } from './support/percentile.js';
+import {
+  type RunningService,
+  startService,
+  TOKEN,
+} from './support/scenario.js';
+
+const CLIENTS = 32;
+// A client that got anything but 200 sends the same plant again after this pause (shorter
+// than Retry-After, so that the moment creates succeed again is seen).
+const RETRY_PAUSE_MS = 100;
+// Issue 21's targets.
+const ANSWER_WITHIN_MS = 10_000;
+const REFUSED_P99_MS = 500;
+const CREATES_AFTER_COMMIT_MS = 1_000;
+const READY_BEFORE_CREATE_MS = 1_000;
+const DATABASE_503 = {
+  error: 503,
+  message: 'The database is unavailable; retry later.',
+};
+
+/** Something observed again and again until stopped, each observation timed. */
+interface Watch<T> {
+  seen: { value: T; at: number }[];
+  stop(): Promise<void>;
+}
+
+function watch<T>(everyMs: number, observe: () => Promise<T>): Watch<T> {
+  let running = true;
+  const seen: { value: T; at: number }[] = [];
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      const value = await observe();
+      seen.push({ value, at: performance.now() });
+      const pause = everyMs - (performance.now() - started);
+      if (pause > 0) await sleep(pause);
+    }
+  })();
+  return {
+    seen,
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** The first failure after `from`, then the first success after it: an outage's end. */
+function backAfter<T>(
+  events: { ok: boolean; at: number; value?: T }[],
+  from: number,
+): { failedAt: number; backAt: number } | undefined {
+  const failed = events.find(({ ok, at }) => !ok && at >= from);
+  if (failed === undefined) return undefined;
+  const back = events.find(({ ok, at }) => ok && at > failed.at);
+  return back && { failedAt: failed.at, backAt: back.at };
+}
+
+interface EventFigures {
+  event: string;
+  promotedMs?: number;
+  routedMs?: number;
+  commitMs?: number;
+  createMs?: number;
+  readyMs?: number;
+  refusedP99Ms: number;
+  sentWhileDown: number;
+}
+
+describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAProxy)', () => {
+  let cluster: HaPostgres | undefined;
+  let service: RunningService | undefined;
+
+  beforeAll(async () => {
+    const haproxy = await ensureHaPostgres();
+    cluster = await HaPostgres.start(haproxy);
+  }, 360_000);
+  afterAll(async () => {
+    await service?.process.stop();
+    await cluster?.stop();
+  });
+
+  it('loses nothing through a primary killed and a switchover under load, and refuses fast while the database cannot commit', async () => {
+    const ha = cluster!;
+    service = await startService(ha.url);
+    const { url } = service;
+    const started = performance.now();
+    // performance.now() of a ledger entry's answer: the ledger keeps ms since its start.
+    const ledger = new Ledger('HA PostgreSQL: primary killed, then switchover');
+    const ledgerStart = performance.now() - ledger.now();
+    const answeredAt = ({ at, outcome }: (typeof ledger.attempts)[number]) =>
+      ledgerStart + at + outcome.ms;
+    const sentAt = ({ at }: (typeof ledger.attempts)[number]) =>
+      ledgerStart + at;
+
+    const commits = watch<Commit>(50, () => ha.commit(1_000));
+    const readiness = watch(100, () =>
+      fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(5_000) })
+        .then(async (answer) => {
+          await answer.arrayBuffer();
+          return answer.status;
+        })
+        .catch(() => 0),
+    );
+    // For the printed figures only: coarser, to leave the shared CPU to the rest.
+    const leaders = watch(250, async () => (await ha.leader())?.name);
+    const routes = watch(250, () => ha.balancer.states().catch(() => ({})));
+    const load = startLoad({
+      baseUrl: url,
+      token: TOKEN,
+      ledger,
+      concurrency: CLIENTS,
+      retryPauseMs: RETRY_PAUSE_MS,
+    });
+
+    const events: { event: string; at: number; from: PatroniNode }[] = [];
+    try {
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
+      const first = await ha.untilHealthy();
+      events.push({
+        event: 'primary killed',
+        at: performance.now(),
+        from: first,
+      });
+      process.kill(await first.postmasterPid(), 'SIGKILL');
+      const second = await ha.untilHealthy({ otherThan: first });
+      expect(second.name).not.toBe(first.name);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
+
+      events.push({ event: 'switchover', at: performance.now(), from: second });
+      // A body with Content-Length: Patroni's API answers 411 to a chunked one.
+      const body = JSON.stringify({
+        leader: second.name,
+        candidate: first.name,
+      });
+      const answer = await fetch(`${second.apiUrl}/switchover`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        body,
+      });
+      expect({ status: answer.status, text: await answer.text() }).toEqual({
+        status: 200,
+        text: expect.stringContaining('witched over'),
+      });
+      const third = await ha.untilHealthy({ otherThan: second });
+      expect(third.name).toBe(first.name);
+      await ledger.acknowledgedMore(LOAD_UNDER_WAY);
+    } catch (error) {
+      process.stdout.write(
+        `${ha.logs}\n${service.process.text.slice(-4_000)}\n`,
+      );
+      throw error;
+    } finally {
+      await load.stop();
+      await Promise.all(
+        [commits, readiness, leaders, routes].map((w) => w.stop()),
+      );
+    }
+
+    // Per event: when Patroni promoted, HAProxy routed, a commit of our own went through,
+    // the service created again and said ready again; and how fast its refusals were.
+    const creates = ledger.attempts.map((attempt) => ({
+      ok: attempt.outcome.kind === 'answered' && attempt.outcome.status === 200,
+      sent: sentAt(attempt),
+      at: answeredAt(attempt),
+    }));
+    const figures: EventFigures[] = events.map(({ event, at, from }, index) => {
+      const until = events[index + 1]?.at ?? Infinity;
+      const since = (time: number | undefined) =>
+        time === undefined ? undefined : Math.round(time - at);
+      const promoted = leaders.seen.find(
+        ({ value, at: seen }) =>
+          seen > at && value !== undefined && value !== from.name,
+      );
+      const routed = routes.seen.find(
+        ({ value, at: seen }) =>
+          seen > at &&
+          Object.entries(value).some(
+            ([server, state]) => server !== from.name && state === 'UP',
+          ),
+      );
+      const commit = backAfter(
+        commits.seen.map(({ value }) => value),
+        at,
+      );
+      // The service's first create sent once the database was seen failing, and
+      // readiness's first 200 after its first 503 from then.
+      const createdAt =
+        commit &&
+        Math.min(
+          ...creates
+            .filter(({ ok, sent }) => ok && sent >= commit.failedAt)
+            .map(({ at: answered }) => answered),
+        );
+      const ready =
+        commit &&
+        backAfter(
+          readiness.seen.map(({ value, at: seen }) => ({
+            ok: value === 200,
+            at: seen,
+          })),
+          commit.failedAt,
+        );
+      // While the database could not commit: from the first commit of ours that failed
+      // to the first that went through again.
+      const whileDown = ledger.attempts.filter(
+        (attempt) =>
+          commit !== undefined &&
+          sentAt(attempt) >= commit.failedAt &&
+          sentAt(attempt) < commit.backAt &&
+          sentAt(attempt) < until,
+      );
+      return {
+        event,
+        promotedMs: since(promoted?.at),
+        routedMs: since(routed?.at),
+        commitMs: since(commit?.backAt),
+        createMs: since(createdAt),
+        readyMs: since(ready?.backAt),
+        refusedP99Ms: Math.round(
+          percentile(
+            whileDown.map(({ outcome }) => outcome.ms),
+            0.99,
+          ),
+        ),
+        sentWhileDown: whileDown.length,
+      };
+    });
+    // HA_TIMELINE=1: each event's creates, commits and readiness, 250 ms at a time.
+    if (process.env.HA_TIMELINE)
+      for (const { event, at } of events) {
+        const rows: string[] = [];
+        for (let t = at - 500; t < at + 12_000; t += 250) {
+          const inBucket = <T extends { at: number }>(list: T[]) =>
+            list.filter((item) => item.at >= t && item.at < t + 250);
+          const c = inBucket(creates);
+          const k = inBucket(commits.seen);
+          const r = inBucket(readiness.seen);
+          rows.push(
+            `${Math.round(t - at)}: creates ${c.filter((x) => x.ok).length}/${c.length} commits ${k.map(({ value }) => (value.ok ? 'ok' : 'x')).join('')} ready ${r.map(({ value }) => value).join(',')}`,
+          );
+        }
+        const slow = ledger.attempts
+          .filter(
+            (attempt) =>
+              sentAt(attempt) >= at &&
+              sentAt(attempt) < at + 12_000 &&
+              attempt.outcome.ms > 300,
+          )
+          .map(
+            (attempt) =>
+              `${Math.round(sentAt(attempt) - at)}+${Math.round(attempt.outcome.ms)}`,
+          );
+        process.stdout.write(
+          `--- ${event}\n${rows.join('\n')}\nslower than 300 ms (sent+ms): ${slow.join(' ')}\n`,
+        );
+      }
+    for (const figure of figures)
+      process.stdout.write(
+        `[reliability] HA PostgreSQL, ${figure.event}: Patroni promoted at ${figure.promotedMs} ms, ` +
+          `HAProxy routed at ${figure.routedMs} ms, a commit through HAProxy at ${figure.commitMs} ms, ` +
+          `a create at ${figure.createMs} ms, readiness 200 at ${figure.readyMs} ms; ` +
+          `${figure.sentWhileDown} creates sent while the database could not commit, p99 ${figure.refusedP99Ms} ms ` +
+          `(scenario ${Math.round((performance.now() - started) / 1000)} s)\n`,
+      );
+
+    // Every request answered, within 10 s, 200 or 503 with the Error body naming the
+    // database (32 clients are far from load shedding's limits).
+    expect(
+      ledger.attempts.filter(({ outcome }) => outcome.kind === 'no-answer'),
+    ).toEqual([]);
+    for (const { outcome } of ledger.answered()) {
+      expect(outcome.ms).toBeLessThan(ANSWER_WITHIN_MS);
+      if (outcome.status !== 200)
+        expect({ status: outcome.status, body: outcome.body }).toEqual({
+          status: 503,
+          body: DATABASE_503,
+        });
+    }
+
+    for (const figure of figures) {
+      expect(figure.commitMs).toBeDefined();
+      expect(figure.createMs).toBeDefined();
+      expect(figure.readyMs).toBeDefined();
+      expect(figure.sentWhileDown).toBeGreaterThan(0);
+      // Refused at once while the database cannot commit.
+      expect(figure.refusedP99Ms).toBeLessThanOrEqual(REFUSED_P99_MS);
+      // Creates within 1 s of the database accepting a commit again.
+      expect(figure.createMs! - figure.commitMs!).toBeLessThanOrEqual(
+        CREATES_AFTER_COMMIT_MS,
+      );
+      // Readiness not 200 more than 1 s before a create can succeed.
+      expect(figure.readyMs!).toBeGreaterThanOrEqual(
+        figure.createMs! - READY_BEFORE_CREATE_MS,
+      );
+    }
+
+    // Nothing acknowledged lost, no row never sent: on the primary, and on the synchronous
+    // standby once it has replayed all the primary wrote.
+    const primary = await ha.untilHealthy();
+    const standby = ha.nodes.find((node) => node !== primary)!;
+    await untilReplayed(primary, standby);
+    for (const node of [primary, standby]) {
+      const verified = await ledger.verify(node.url());
+      expect(verified.acknowledged).toBeGreaterThan(3 * LOAD_UNDER_WAY);
+      expect({
+        node: node.name,
+        lost: verified.lost,
+        duplicated: verified.duplicated,
+      }).toEqual({
+        node: node.name,
+        lost: 0,
+        duplicated: 0,
+      });
+    }
+    expect(service.process.isRunning).toBe(true);
+  });
+});
+
+/** Waits until `standby` has replayed everything `primary` had written when called. */
+async function untilReplayed(
+  primary: PatroniNode,
+  standby: PatroniNode,
+): Promise<void> {
+  const query = async (node: PatroniNode, sql: string): Promise<string> => {
+    const client = new pg.Client({ connectionString: node.url() });
+    await client.connect();
+    try {
+      return (await client.query<{ lsn: string }>(sql)).rows[0].lsn;
+    } finally {
+      await client.end();
+    }
+  };
+  const written = await query(
+    primary,
+    'SELECT pg_current_wal_lsn()::text AS lsn',
+  );
+  await eventually(
+    `${standby.name} to replay up to ${written}`,
+    async () =>
+      (await query(
+        standby,
+        `SELECT (pg_last_wal_replay_lsn() >= '${written}'::pg_lsn)::text AS lsn`,
+      )) === 'true'
+        ? true
+        : undefined,
+    { everyMs: 100, timeoutMs: 30_000 },
+  );
+}
