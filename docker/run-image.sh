@@ -28,7 +28,7 @@ while [ "$#" -gt 0 ]; do
 done
 
 : "${DATABASE_URL:?set DATABASE_URL (the external PostgreSQL the service uses)}"
-DATABASE_URL="$(printf '%s' "$DATABASE_URL" | sed -E 's#@(127\.0\.0\.1|localhost)([:/])#@10.0.2.2\2#')"
+DATABASE_URL="$(printf '%s' "$DATABASE_URL" | sed -E 's#(@|//)(127\.0\.0\.1|localhost)([:/?]|$)#\110.0.2.2\3#')"
 export DATABASE_URL
 secrets=(--env DATABASE_URL)
 if [ -n "${API_TOKENS:-}" ]; then
