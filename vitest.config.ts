@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import {
   e2eProject,
+  imageProject,
   reliabilityProject,
   unitProject,
 } from './test/support/vitest-projects.js';
@@ -13,6 +14,7 @@ export default defineConfig({
       unitProject(['src/**/*.spec.ts']),
       e2eProject(['test/**/*.e2e-spec.ts']),
       reliabilityProject(['test/reliability/**/*.reliability-spec.ts']),
+      imageProject(['test/image/**/*.image-spec.ts']),
     ],
   },
 });

@@ -4,12 +4,14 @@ import { createApp } from './app.setup.js';
 import { runClusterPrimary } from './cluster.js';
 import {
   ConfigurationError,
-  type Environment,
+  Environment,
   validateEnvironment,
 } from './config/environment.js';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { handleStopSignals } from './lifecycle/stop-signals.js';
+import { createLogger } from './logging/logging.module.js';
 import { ServiceTokens } from './service-tokens.js';
 
 const logger = new Logger('PlantStore');
@@ -63,6 +65,15 @@ function shutDown(
     );
 }
 
+/**
+ * The address as bound: 0.0.0.0 (every IPv4 address) stays 0.0.0.0, where Nest's getUrl()
+ * would name 127.0.0.1, which a container's port mapping never reaches.
+ */
+function listeningOn(app: NestExpressApplication): string {
+  const { address, port } = app.getHttpServer().address() as AddressInfo;
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
 async function bootstrap(env: Environment): Promise<void> {
   // Listening from the start: a signal while the embedded database starts must not kill
   // the process before it can stop the database.
@@ -80,7 +91,7 @@ async function bootstrap(env: Environment): Promise<void> {
   if (stopSignal === undefined) {
     await app.listen(env.PORT, env.HOST);
     logger.log(
-      `Plant Store listening on ${await app.getUrl()} (Node.js ${process.version})`,
+      `Plant Store listening on ${listeningOn(app)} (Node.js ${process.version})`,
     );
   }
   running = app;
@@ -93,14 +104,32 @@ async function bootstrap(env: Environment): Promise<void> {
     printDevelopmentToken(developmentToken, env);
 }
 
-function start(): Promise<void> {
-  // The one validation of the process's settings; everything else is handed the result.
-  const env = validateEnvironment(process.env);
+/**
+ * The one validation of the process's settings; everything else is handed the result. The
+ * logger is installed here, before anything can log: JSON lines from the first one.
+ */
+function validatedEnvironment(): Environment {
+  let env: Environment;
+  try {
+    env = validateEnvironment(process.env);
+  } catch (error) {
+    // LOG_FORMAT and LOG_LEVEL may be among the refused settings: the defaults log it.
+    Logger.overrideLogger(createLogger(new Environment()));
+    throw error;
+  }
+  Logger.overrideLogger(createLogger(env));
+  return env;
+}
+
+// async: a refused setting rejects, and is logged below, instead of an uncaught exception's
+// stack trace on stderr.
+async function start(): Promise<void> {
+  const env = validatedEnvironment();
   if (cluster.isPrimary && env.WEB_CONCURRENCY > 1) {
     runClusterPrimary(env);
-    return Promise.resolve();
+    return;
   }
-  return bootstrap(env);
+  await bootstrap(env);
 }
 
 start().catch((error: unknown) => {

@@ -42,6 +42,59 @@ describe('starting the built service (dist/main.js)', () => {
     },
   );
 
+  /** Every line of the output parsed as JSON; fails on the first that is not. */
+  function jsonLines(text: string): Record<string, unknown>[] {
+    return text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => {
+        try {
+          return JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          throw new Error(`Not a JSON line: ${line}\nOutput:\n${text}`);
+        }
+      });
+  }
+
+  it.each([
+    ['a refused setting', { PORT: 'eighty' }, 'Invalid configuration: PORT'],
+    [
+      'an unreachable database',
+      {
+        DATABASE_URL: 'postgres://u:p@127.0.0.1:1/plant_store_test',
+        API_TOKENS: 'startup-check-token-0123456789abcdef',
+      },
+      'The service failed to start',
+    ],
+  ])(
+    'writes every line as JSON when the start fails on %s',
+    async (_, env, message) => {
+      // LOG_FORMAT is left to its default: JSON wherever the output is not a terminal.
+      const service = ServiceProcess.start(env);
+      expect(await service.exitCode()).toBe(1);
+      const messages = jsonLines(service.text).map((line) => line.msg);
+      expect(messages).toContainEqual(expect.stringContaining(message));
+    },
+  );
+
+  it('names the address it listens on as bound: 0.0.0.0, every IPv4 address', async () => {
+    const port = await freePort();
+    const service = ServiceProcess.start({
+      DATABASE_URL: inject('databaseUrl'),
+      PORT: String(port),
+      HOST: '0.0.0.0',
+      API_TOKENS: 'startup-check-token-0123456789abcdef',
+    });
+    try {
+      const [, address] = await service.waitFor(
+        /Plant Store listening on (\S+) /,
+      );
+      expect(address).toBe(`0.0.0.0:${port}`);
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  });
+
   it('starts on an external database with no token, warning how to create one', async () => {
     const port = await freePort();
     // A database of its own: other suites create managed tokens in the shared one.

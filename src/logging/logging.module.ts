@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type LoggerService,
   type MiddlewareConsumer,
   Module,
   type NestModule,
 } from '@nestjs/common';
-import { LoggerModule, type Params } from 'nestjs-pino';
+import { Logger, LoggerModule, type Params, PinoLogger } from 'nestjs-pino';
 import { destination } from 'pino';
 import type { Options } from 'pino-http';
 import { Environment } from '../config/environment.js';
@@ -110,6 +111,16 @@ export function loggerParams(env: Environment): Params {
           }),
         ],
       };
+}
+
+/**
+ * The service's logger, made before the application on the same settings: main.ts installs
+ * it first, so that every line is written by it, those of a start that fails before the
+ * application's own logger exists included (Nest's console format is not JSON).
+ */
+export function createLogger(env: Environment): LoggerService {
+  const params = loggerParams(env);
+  return new Logger(new PinoLogger(params), params);
 }
 
 @Module({

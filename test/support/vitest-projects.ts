@@ -38,3 +38,23 @@ export function reliabilityProject(
     },
   };
 }
+
+/**
+ * The container image (test/image): built with podman by its own setup (the first build
+ * of a machine takes minutes, later ones reuse podman's cache), then run one container at
+ * a time.
+ */
+export function imageProject(
+  include: string[],
+): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name: 'image',
+      include,
+      fileParallelism: false,
+      testTimeout: 120_000,
+      hookTimeout: 60_000,
+    },
+  };
+}

@@ -1,0 +1,472 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+import { parse, parseAllDocuments } from 'yaml';
+import { freePort } from '../support/free-port.js';
+import { newPlantJson, postPlant, send, uniqueId } from '../support/http.js';
+import { productionNodeFlags } from '../support/node-process.mjs';
+import { eventually } from '../support/poll.js';
+import {
+  startTestPostgres,
+  type TestPostgres,
+} from '../support/test-postgres.js';
+import { TOKEN } from '../support/tokens.js';
+import { inspect, logLines, podman, run } from './support/podman.js';
+
+// The image docker/Dockerfile builds, run for real with rootful podman (docs/container-image.md):
+// what an operator relies on, checked on the running container against what
+// docker/compose.yaml and docker/k8s/deployment.yaml say it does.
+
+interface Probe {
+  httpGet: { path: string; port: string | number };
+}
+interface K8sContainer {
+  ports: { name: string; containerPort: number }[];
+  env: { name: string; value?: string }[];
+  startupProbe: Probe;
+  readinessProbe: Probe;
+  livenessProbe: Probe;
+  resources: { limits: { memory: string } };
+  securityContext: {
+    runAsNonRoot: boolean;
+    readOnlyRootFilesystem: boolean;
+    allowPrivilegeEscalation: boolean;
+    capabilities: { drop: string[] };
+  };
+}
+interface PodSpec {
+  securityContext: { runAsUser: number; runAsGroup: number };
+  containers: K8sContainer[];
+}
+interface ComposeService {
+  ports?: string[];
+  environment: Record<string, string>;
+  stop_grace_period: string;
+}
+
+const IMAGE = `localhost/plant-store:image-test-${process.pid}`;
+const NAME = `plant-store-image-test-${process.pid}`;
+const MiB = 1024 ** 2;
+// What the build adds to the base: dist and the production dependencies (93 MB when
+// written); the development dependencies alone would be several hundred more.
+const OWN_LAYERS_BUDGET_MB = 150;
+
+async function deploymentSpec(): Promise<PodSpec> {
+  const documents = parseAllDocuments(
+    await readFile('docker/k8s/deployment.yaml', 'utf8'),
+  ).map((document) => document.toJS() as Record<string, unknown>);
+  const deployment = documents.find((doc) => doc.kind === 'Deployment') as {
+    spec: { template: { spec: PodSpec } };
+  };
+  return deployment.spec.template.spec;
+}
+
+async function composeServices(): Promise<Record<string, ComposeService>> {
+  const compose = parse(await readFile('docker/compose.yaml', 'utf8'), {
+    merge: true,
+  }) as { services: Record<string, ComposeService> };
+  return compose.services;
+}
+
+/** `20s` or `1m30s`, as compose writes a duration, in milliseconds. */
+function composeDurationMs(value: string): number {
+  const units: Record<string, number> = { m: 60_000, s: 1000 };
+  return [...value.matchAll(/(\d+)([ms])/g)].reduce(
+    (total, [, amount, unit]) => total + Number(amount) * units[unit],
+    0,
+  );
+}
+
+/** Kubernetes memory quantities as the Deployment writes them (`256Mi`), in bytes. */
+function bytesOf(quantity: string): number {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (match === null) throw new Error(`Unexpected quantity ${quantity}`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 ** 3 : MiB);
+}
+
+/** A field of /proc/PID/status, e.g. `Uid` -> ['1000', '1000', '1000', '1000']. */
+function statusField(status: string, field: string): string[] {
+  const line = status
+    .split('\n')
+    .find((entry) => entry.startsWith(`${field}:`));
+  if (line === undefined) throw new Error(`No ${field} in /proc status`);
+  return line
+    .slice(field.length + 1)
+    .trim()
+    .split(/\s+/);
+}
+
+/** Each line parsed as JSON; fails naming the first line that is not. */
+function parseJsonLines(lines: string[]): Record<string, unknown>[] {
+  return lines.map((line) => {
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      throw new Error(
+        `Not a JSON line: ${line}\nAll lines:\n${lines.join('\n')}`,
+      );
+    }
+  });
+}
+
+/** A figure for the run's output, as the reliability scenarios print theirs. */
+function report(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+describe('the container image, built from docker/Dockerfile and run with podman', () => {
+  let postgres: TestPostgres;
+  let pod: PodSpec;
+  let k8s: K8sContainer;
+  let replica: ComposeService;
+  let app: ComposeService;
+  let containerPort: number;
+  let baseUrl: string;
+  let pid: number;
+  const containers: string[] = [];
+
+  beforeAll(async () => {
+    pod = await deploymentSpec();
+    [k8s] = pod.containers;
+    const services = await composeServices();
+    app = services.app;
+    replica = services['replica-1'];
+    containerPort = k8s.ports.find(
+      (port) => port.name === 'http',
+    )!.containerPort;
+
+    let started = Date.now();
+    const build = await run('docker/build-image.sh', [IMAGE]);
+    // The script's own summary (which base, how long), not podman build's every step.
+    report(
+      `docker/build-image.sh ${IMAGE}: ${seconds(Date.now() - started)}\n` +
+        build.stdout
+          .split('\n')
+          .filter((line) => /^(Base|Stand-in|  done|Built)/.test(line))
+          .join('\n'),
+    );
+    if (build.code !== 0) {
+      throw new Error(
+        `docker/build-image.sh exited ${build.code}:\n${build.stderr}\n${build.stdout}`,
+      );
+    }
+
+    postgres = await startTestPostgres('image');
+    const hostPort = await freePort();
+    baseUrl = `http://127.0.0.1:${hostPort}`;
+    started = Date.now();
+    // The one command an end-to-end suite runs (docs/container-image.md). The drain settings
+    // are compose's replicas', whose delay lets the stop test see the drain; the image's own
+    // PORT and HOST stay, so that the port checked is the one the image listens on.
+    const launch = await run(
+      'docker/run-image.sh',
+      [
+        '--name',
+        NAME,
+        '--publish',
+        `127.0.0.1:${hostPort}:${containerPort}`,
+        '--env',
+        `SHUTDOWN_DELAY_MS=${replica.environment.SHUTDOWN_DELAY_MS}`,
+        '--env',
+        `SHUTDOWN_TIMEOUT_MS=${replica.environment.SHUTDOWN_TIMEOUT_MS}`,
+        '--image',
+        IMAGE,
+      ],
+      { DATABASE_URL: postgres.url, API_TOKENS: TOKEN },
+    );
+    containers.push(NAME);
+    if (launch.code !== 0) {
+      throw new Error(
+        `docker/run-image.sh exited ${launch.code}:\n${launch.stderr}`,
+      );
+    }
+    report(
+      `docker/run-image.sh: healthy after ${seconds(Date.now() - started)}`,
+    );
+    pid = Number(await inspect(NAME, '{{.State.Pid}}'));
+  }, 15 * 60_000);
+
+  afterAll(async () => {
+    for (const container of containers)
+      await run('podman', ['rm', '--force', container]);
+    // The tag only: the layers stay in podman's storage as the next build's cache.
+    await run('podman', ['untag', IMAGE]);
+    await postgres?.stop();
+  }, 60_000);
+
+  it("prints its size and the project's own layers, which stay within budget and hold nothing of the build's /root", async () => {
+    const size = Number(await inspect(IMAGE, '{{.Size}}'));
+    const history = JSON.parse(
+      await podman('history', '--format', 'json', IMAGE),
+    ) as {
+      size: number;
+      CreatedBy: string;
+    }[];
+    const base = JSON.parse(
+      await podman(
+        'history',
+        '--format',
+        'json',
+        'docker.io/library/node:24-bookworm-slim',
+      ),
+    ) as unknown[];
+    // Newest first: whatever is above the base's own history is the Dockerfile's.
+    const own = history.slice(0, history.length - base.length);
+    const ownBytes = own.reduce((total, layer) => total + layer.size, 0);
+    report(
+      [
+        `Image ${IMAGE}: ${(size / MiB).toFixed(1)} MiB, of which the project's layers ${(ownBytes / MiB).toFixed(1)} MiB:`,
+        ...own
+          .filter((layer) => layer.size > 0)
+          .map(
+            (layer) =>
+              `  ${(layer.size / MiB).toFixed(1).padStart(7)} MiB  ${layer.CreatedBy.replace(/^\/bin\/sh -c (#\(nop\) )?/, '').slice(0, 100)}`,
+          ),
+      ].join('\n'),
+    );
+    expect(own.length).toBeGreaterThan(0);
+    expect(ownBytes / MiB).toBeLessThan(OWN_LAYERS_BUDGET_MB);
+    // The build mounted a folder over /root with the CA bundle and an .npmrc for npm ci:
+    // neither may be anywhere in the image (the base has no CA bundle of its own).
+    expect(
+      await podman(
+        'run',
+        '--rm',
+        '--user',
+        '0',
+        '--entrypoint',
+        'find',
+        IMAGE,
+        '/',
+        '-xdev',
+        '(',
+        '-name',
+        '.npmrc',
+        '-o',
+        '-name',
+        'ca-certificates.crt',
+        ')',
+      ),
+    ).toBe('');
+  });
+
+  it('answers a create with 200 and stores the row in PostgreSQL', async () => {
+    const id = uniqueId();
+    const answer = await postPlant(
+      baseUrl,
+      newPlantJson(id, 'Monstera', 'tropical'),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ name: 'Monstera', tag: 'tropical' });
+    const client = new Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        'SELECT id::text AS id, name, tag FROM plants WHERE id = $1::bigint',
+        [id.toString()],
+      );
+      expect(rows).toEqual([
+        { id: id.toString(), name: 'Monstera', tag: 'tropical' },
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("runs node itself as PID 1, as the Deployment's non-root user, with production's flags", async () => {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const { runAsUser, runAsGroup } = pod.securityContext;
+    expect(runAsUser).not.toBe(0);
+    expect(statusField(status, 'Uid')).toEqual(
+      Array(4).fill(String(runAsUser)),
+    );
+    expect(statusField(status, 'Gid')).toEqual(
+      Array(4).fill(String(runAsGroup)),
+    );
+    const commandLine = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split(
+      '\0',
+    );
+    expect(commandLine.slice(0, -1)).toEqual([
+      'node',
+      ...productionNodeFlags(resolve('.')),
+      'dist/main.js',
+    ]);
+    // PID 1 inside: the process the container's stop signal goes to.
+    expect(statusField(status, 'NSpid').at(-1)).toBe('1');
+  });
+
+  it("keeps the Deployment's lock-down: read-only root, no capabilities, no privilege escalation, its memory limit", async () => {
+    const { securityContext, resources } = k8s;
+    expect(securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'])
+      expect(statusField(status, set), set).toEqual(['0000000000000000']);
+    expect(statusField(status, 'NoNewPrivs')).toEqual(['1']);
+
+    const rootMount = (await readFile(`/proc/${pid}/mountinfo`, 'utf8'))
+      .split('\n')
+      .map((line) => line.split(' '))
+      .find((fields) => fields[4] === '/');
+    expect(rootMount?.[5].split(',')).toContain('ro');
+    // The node user's own home is writable by its owner, but not on a read-only root; /tmp
+    // is the scratch space the Deployment mounts.
+    const write = (path: string) =>
+      run('podman', [
+        'exec',
+        NAME,
+        'node',
+        '-e',
+        `require('fs').writeFileSync('${path}', 'x')`,
+      ]);
+    const home = await write('/home/node/probe');
+    expect(home.code).not.toBe(0);
+    expect(home.stderr).toContain('EROFS');
+    expect((await write('/tmp/probe')).code).toBe(0);
+
+    const memoryCgroup = (await readFile(`/proc/${pid}/cgroup`, 'utf8'))
+      .split('\n')
+      .find((line) => line.split(':')[1] === 'memory')!
+      .split(':')[2];
+    const cgroupFile = (name: string) =>
+      readFile(`/sys/fs/cgroup/memory${memoryCgroup}/${name}`, 'utf8');
+    expect(Number(await cgroupFile('memory.limit_in_bytes'))).toBe(
+      bytesOf(resources.limits.memory),
+    );
+    const used = Number(await cgroupFile('memory.usage_in_bytes'));
+    const rss = Number(statusField(status, 'VmRSS')[0]) * 1024;
+    report(
+      `Memory: the container's cgroup ${(used / MiB).toFixed(0)} MiB (memory.usage_in_bytes), node's RSS ${(rss / MiB).toFixed(0)} MiB, of a ${resources.limits.memory} limit`,
+    );
+    expect(rss).toBeLessThan(bytesOf(resources.limits.memory));
+  });
+
+  it("answers the Deployment's probes on its container port, and the image's health check passes", async () => {
+    for (const probe of [
+      k8s.startupProbe,
+      k8s.readinessProbe,
+      k8s.livenessProbe,
+    ]) {
+      const { port } = probe.httpGet;
+      const probePort =
+        typeof port === 'number'
+          ? port
+          : k8s.ports.find((candidate) => candidate.name === port)
+              ?.containerPort;
+      expect(probePort).toBe(containerPort);
+      const answer = await send(`${baseUrl}${probe.httpGet.path}`);
+      expect({ path: probe.httpGet.path, status: answer.status }).toEqual({
+        path: probe.httpGet.path,
+        status: 200,
+      });
+    }
+    // compose publishes the same container port.
+    expect(app.ports).toContain(`${containerPort}:${containerPort}`);
+    expect(await inspect(IMAGE, '{{json .Config.ExposedPorts}}')).toBe(
+      JSON.stringify({ [`${containerPort}/tcp`]: {} }),
+    );
+    const check = await run('podman', ['healthcheck', 'run', NAME]);
+    expect({ code: check.code, stderr: check.stderr }).toEqual({
+      code: 0,
+      stderr: '',
+    });
+    expect(await inspect(NAME, '{{.State.Health.Status}}')).toBe('healthy');
+  });
+
+  it("drains on podman stop (SIGTERM to node): serves through SHUTDOWN_DELAY_MS, exits 0 within compose's stop_grace_period", async () => {
+    // The image names no other stop signal, so podman stop, docker stop and the kubelet send SIGTERM.
+    expect(await inspect(IMAGE, '{{.Config.StopSignal}}')).toMatch(
+      /^(|SIGTERM|15)$/,
+    );
+    const delayMs = Number(replica.environment.SHUTDOWN_DELAY_MS);
+    const graceMs = composeDurationMs(replica.stop_grace_period);
+    const started = Date.now();
+    const stopping = run('podman', [
+      'stop',
+      '--time',
+      String(graceMs / 1000),
+      NAME,
+    ]);
+    await eventually(
+      'the drain to begin',
+      async () =>
+        (await logLines(NAME)).some((line) =>
+          line.includes('SIGTERM received'),
+        ) || undefined,
+    );
+    // Still serving while load balancers catch up; readiness already says no.
+    expect((await send(`${baseUrl}/health/ready`)).status).toBe(503);
+    expect(
+      (await postPlant(baseUrl, newPlantJson(uniqueId(), 'Late'))).status,
+    ).toBe(200);
+    const stopped = await stopping;
+    const elapsed = Date.now() - started;
+    report(
+      `podman stop: exited after ${seconds(elapsed)} (delay ${seconds(delayMs)}, grace ${seconds(graceMs)})`,
+    );
+    expect(stopped.code).toBe(0);
+    expect(await inspect(NAME, '{{.State.ExitCode}}')).toBe('0');
+    expect(elapsed).toBeGreaterThanOrEqual(delayMs);
+    expect(elapsed).toBeLessThan(graceMs);
+  });
+
+  it('wrote every line as JSON, and its start-up line names the address it listened on', async () => {
+    const lines = parseJsonLines(await logLines(NAME));
+    const messages = lines.map((line) => line.msg);
+    expect(messages).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^Plant Store listening on 0\\.0\\.0\\.0:${containerPort} `),
+      ),
+    );
+    expect(messages).toContainEqual(
+      expect.stringContaining('SIGTERM received'),
+    );
+  });
+
+  it('exits 1 when its database is unreachable, every line JSON, within the start-up budget', async () => {
+    const name = `${NAME}-no-database`;
+    const closedPort = await freePort();
+    const started = Date.now();
+    containers.push(name);
+    await podman(
+      'run',
+      '--detach',
+      '--name',
+      name,
+      '--read-only',
+      '--cap-drop=all',
+      '--security-opt',
+      'no-new-privileges',
+      '--network',
+      'slirp4netns:allow_host_loopback=true',
+      '--env',
+      `DATABASE_URL=postgres://plant_store:unused@10.0.2.2:${closedPort}/plant_store_test`,
+      '--env',
+      `API_TOKENS=${TOKEN}`,
+      IMAGE,
+    );
+    expect(await podman('wait', name)).toBe('1');
+    const elapsed = Date.now() - started;
+    report(
+      `A start with the database unreachable: exit 1 after ${seconds(elapsed)}`,
+    );
+    // The Deployment's startupProbe budget: a failed start shows as a crash, not a hang.
+    const { periodSeconds, failureThreshold } = k8s.startupProbe as Probe & {
+      periodSeconds: number;
+      failureThreshold: number;
+    };
+    expect(elapsed).toBeLessThan(periodSeconds * failureThreshold * 1000);
+    const lines = parseJsonLines(await logLines(name));
+    expect(lines.map((line) => line.msg)).toContain(
+      'The service failed to start',
+    );
+    expect(JSON.stringify(lines)).toContain('ECONNREFUSED');
+  });
+});
