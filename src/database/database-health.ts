@@ -81,15 +81,18 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
   /**
    * Runs a write, with a signal aborted should the database be found down meanwhile;
    * refused at once (DatabaseDownError) while it is down. A lost connection may be one
-   * ended backend or a whole server gone: a probe tells which. Any other failure to answer
-   * means the database is down.
+   * ended backend or a whole server gone, and a write past its deadline may have met a
+   * database that cannot commit or a process too busy to read the answer in time (under
+   * overload, the main thread is the limit): a probe tells which. Any other failure to
+   * answer (a refused connection, a server shutting down) means the database is down.
    */
   async write<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.down !== undefined) throw new DatabaseDownError();
     try {
       return await run(this.aborter.signal);
     } catch (error) {
-      if (isLostConnection(error)) void this.probe().catch(() => undefined);
+      if (isLostConnection(error) || error instanceof DatabaseDeadlineError)
+        void this.probe().catch(() => undefined);
       else if (isDatabaseUnavailable(error)) this.markDown();
       throw error;
     }
