@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type DynamicModule,
   type MiddlewareConsumer,
@@ -65,6 +66,7 @@ const auth = AuthModule.forRootAsync({
     }),
     HealthModule.forRoot(auth),
   ],
+  providers: [CreateAdmission],
 })
 export class AppModule implements NestModule {
   static forRoot(environment: Environment): DynamicModule {
@@ -74,8 +76,23 @@ export class AppModule implements NestModule {
     };
   }
 
-  /** The root's middleware runs before every module's: a refusal costs the least here. */
+  constructor(private readonly admission: CreateAdmission) {}
+
+  /**
+   * Load shedding follows the plant routes wherever Nest mounts them; the root's
+   * middleware runs before every module's. The same instance also answers in front of
+   * Express (createApp): see CreateAdmission.inFrontOf.
+   */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(CreateAdmission).forRoutes(PlantsController);
+    const admission = this.admission;
+    consumer
+      .apply(function createAdmission(
+        request: IncomingMessage,
+        response: ServerResponse,
+        next: () => void,
+      ) {
+        admission.use(request, response, next);
+      })
+      .forRoutes(PlantsController);
   }
 }

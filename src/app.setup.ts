@@ -1,3 +1,4 @@
+import type { RequestListener, Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -7,6 +8,7 @@ import { answerClientErrorsWithErrorBody } from './http/client-error.handler.js'
 import { TimedExpressAdapter } from './http/http-server.adapter.js';
 import { SECURITY_HEADERS, securityHeaders } from './http/security-headers.js';
 import { setupOpenApi } from './openapi/openapi.js';
+import { CreateAdmission } from './plants/create-admission.js';
 
 function enableCors(
   app: NestExpressApplication,
@@ -20,6 +22,19 @@ function enableCors(
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
   });
+}
+
+/** Load shedding's refusals before Express's routing: CreateAdmission.inFrontOf. */
+function shedCreatesInFrontOfExpress(app: NestExpressApplication): void {
+  const server = app.getHttpServer() as Server;
+  const listeners = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on(
+    'request',
+    app.get(CreateAdmission).inFrontOf((request, response) => {
+      for (const listener of listeners) listener(request, response);
+    }),
+  );
 }
 
 /**
@@ -51,6 +66,7 @@ export async function createApp(
   app.use(securityHeaders(SECURITY_HEADERS));
   enableCors(app, env.CORS_ORIGINS);
   answerClientErrorsWithErrorBody(app.getHttpServer());
+  shedCreatesInFrontOfExpress(app);
   setupOpenApi(app);
   return app;
 }

@@ -7,11 +7,23 @@ import { declaresBody } from './request-body.js';
  * find the next request: a client declaring a gigabyte, or trickling one, would hold the
  * connection and cost the bandwidth for as long as the request timeout allows.
  */
+// Requests whose body is being read and dropped: their connection can carry the next one.
+const discarding = new WeakSet<IncomingMessage>();
+
+/**
+ * Reads and drops the request's body, so that an answer sent before it arrived keeps the
+ * connection (load shedding's refusal of a small body: a reconnect would cost more).
+ */
+export function discardBody(request: IncomingMessage): void {
+  discarding.add(request);
+  request.resume();
+}
+
 function closeIfBodyUnread(
   this: ServerResponse,
   ...args: Parameters<ServerResponse['writeHead']>
 ): ServerResponse {
-  if (!this.req.complete && !this.headersSent) {
+  if (!this.req.complete && !this.headersSent && !discarding.has(this.req)) {
     this.setHeader('Connection', 'close');
   }
   const prototype = Object.getPrototypeOf(this) as ServerResponse;

@@ -9,6 +9,7 @@ import {
 import type { Environment } from '../config/environment.js';
 import { eventually } from '../../test/support/poll.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { withProtocolChecks } from '../http/protocol-checks.js';
 import { CreateAdmission } from './create-admission.js';
 import type { PlantsService } from './plants.service.js';
 
@@ -61,16 +62,22 @@ describe('CreateAdmission', () => {
     // The plant route as Nest mounts it: the admission once per route of the controller
     // (POST /plants matches two), then the rest of the route, stood in for by a handler
     // that answers whatever is admitted with 200.
-    server = createServer((request, response) =>
-      admission.use(request, response, () =>
-        admission.use(request, response, () => {
-          let body = '';
-          request.setEncoding('utf8');
-          request.on('data', (chunk: string) => (body += chunk));
-          request.on('end', () =>
-            holding ? held.push({ body, response }) : response.end('admitted'),
-          );
-        }),
+    // Behind the protocol checks, as on the service's server (they close the connection of
+    // an answer sent before its body arrived, unless the body is being discarded).
+    server = createServer(
+      withProtocolChecks((request, response) =>
+        admission.use(request, response, () =>
+          admission.use(request, response, () => {
+            let body = '';
+            request.setEncoding('utf8');
+            request.on('data', (chunk: string) => (body += chunk));
+            request.on('end', () =>
+              holding
+                ? held.push({ body, response })
+                : response.end('admitted'),
+            );
+          }),
+        ),
       ),
     );
     // As the service's server does (protocol-checks.ts): no automatic 100 Continue.

@@ -7,10 +7,28 @@ import {
   ErrorAnswer,
 } from '../errors/error-answer.js';
 import { bodyLimitBytes, declaredLength } from '../http/request-body.js';
+import { discardBody } from '../http/unread-body.js';
 import { MetricsService, type ShedReason } from '../metrics/metrics.service.js';
 import { PlantsService } from './plants.service.js';
 
 type Next = () => void;
+type RequestListener = (
+  request: IncomingMessage,
+  response: ServerResponse,
+) => void;
+
+// Paths kept at most: the route has one, a few more spellings of it (case, a trailing
+// slash) at worst; never one per client.
+const MAX_ROUTE_PATHS = 16;
+
+/**
+ * A request's path as Express matches routes by default: without the query string, case
+ * folded, a trailing slash dropped.
+ */
+function routePathOf(request: IncomingMessage): string {
+  const path = (request.url ?? '').split('?')[0].toLowerCase();
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
 
 // Set on a request once admitted: Nest mounts this middleware on each route of the
 // controller, and POST /plants matches two (the create, and the 405 answer to the rest).
@@ -48,6 +66,8 @@ export class CreateAdmission implements NestMiddleware {
   /** Creates handed on and not yet closed. */
   private working = 0;
   private readonly waiting: WaitingCreate[] = [];
+  /** Where the plant route was met, as routePathOf writes it. */
+  private readonly routePaths = new Set<string>();
   private readonly bodyLimit: number;
   private readonly refusal = {
     keep: ErrorAnswer.of(ApiError.overloaded(), 'keep'),
@@ -70,11 +90,43 @@ export class CreateAdmission implements NestMiddleware {
     );
   }
 
+  /**
+   * As the first middleware of the plant routes (AppModule binds it): Nest mounts it where
+   * the routes are, a global prefix included, and each path it meets is learned for
+   * inFrontOf.
+   */
   use(request: AdmittedRequest, response: ServerResponse, next: Next): void {
     if (request.method !== 'POST' || request[admitted] === true) {
       next();
       return;
     }
+    if (this.routePaths.size < MAX_ROUTE_PATHS)
+      this.routePaths.add(routePathOf(request));
+    this.admit(request, response, next);
+  }
+
+  /**
+   * The same decision in front of Express, for the paths the route was met at (createApp
+   * installs it on the service's server): a refusal there skips Express's routing and
+   * middleware, which cost about as much again as the refusal itself under overload, where
+   * thousands are refused a second. A path not yet learned goes through to use().
+   */
+  inFrontOf(listener: RequestListener): RequestListener {
+    return (request, response) => {
+      if (
+        request.method === 'POST' &&
+        this.routePaths.has(routePathOf(request))
+      )
+        this.admit(request, response, () => listener(request, response));
+      else listener(request, response);
+    };
+  }
+
+  private admit(
+    request: AdmittedRequest,
+    response: ServerResponse,
+    next: Next,
+  ): void {
     request[admitted] = true;
     const bound = this.boundMet();
     if (bound !== undefined) this.refuse(request, response, bound);
@@ -126,7 +178,7 @@ export class CreateAdmission implements NestMiddleware {
     this.shed[bound] += 1;
     const connection = this.connectionAfterRefusal(request);
     // Read and dropped, so that the connection can carry the client's next request.
-    if (connection === 'keep') request.resume();
+    if (connection === 'keep') discardBody(request);
     this.refusal[connection].writeTo(response);
   }
 
