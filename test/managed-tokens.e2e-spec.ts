@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiTokensService } from '../src/auth/api-tokens.service.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { eventually } from './support/poll.js';
 import {
   errorBody,
   newPlantJson,
   postPlant,
   uniqueId,
+  untilTokenAnswered,
 } from './support/http.js';
 import { OTHER_TOKEN } from './support/tokens.js';
 
@@ -57,25 +57,14 @@ describe('managed API tokens', () => {
     const name = uniqueName('revoke');
     const { token } = await tokens.create(name);
     // Each change reaches the store through a notification: polled, never raced.
-    await eventually('the new token accepted', async () =>
-      (
-        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
-          token,
-        })
-      ).status === 200
-        ? true
-        : undefined,
-    );
+    await untilTokenAnswered(service.url, token, 200, 'the new token accepted');
 
     expect(await tokens.revoke(name)).toBe(true);
-    await eventually('the revoked token refused', async () =>
-      (
-        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
-          token,
-        })
-      ).status === 401
-        ? true
-        : undefined,
+    await untilTokenAnswered(
+      service.url,
+      token,
+      401,
+      'the revoked token refused',
     );
     const refused = await refusedAsInvalid(service.url, token);
     expect(refused.body).toEqual(errorBody(401));
@@ -113,15 +102,7 @@ describe('a managed token reaching its expiry', () => {
     const { token } = await service.app
       .get(ApiTokensService)
       .create(uniqueName('expiring'), new Date(expiresAt));
-    await eventually('the new token accepted', async () =>
-      (
-        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
-          token,
-        })
-      ).status === 200
-        ? true
-        : undefined,
-    );
+    await untilTokenAnswered(service.url, token, 200, 'the new token accepted');
 
     // Polls until the first refusal, with a generous deadline, instead of betting on timing.
     const answers: { sentAt: number; answeredAt: number; status: number }[] =

@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { type RunningApp, startApp } from './support/app.js';
-import { eventually } from './support/poll.js';
-import { newPlantJson, postPlant, uniqueId } from './support/http.js';
+import { untilTokenAnswered } from './support/http.js';
 
 const run = promisify(execFile);
 
@@ -60,14 +59,11 @@ describe('npm run token', () => {
     );
 
     // The running service learns of it through a notification: polled, not raced.
-    await eventually('the created token accepted', async () =>
-      (
-        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
-          token,
-        })
-      ).status === 200
-        ? true
-        : undefined,
+    await untilTokenAnswered(
+      service.url,
+      token,
+      200,
+      'the created token accepted',
     );
 
     const listed = await tokenCli('list');
@@ -83,14 +79,11 @@ describe('npm run token', () => {
     expect((await tokenCli('list')).stdout).toMatch(
       new RegExp(`^${name}\\s+.*revoked$`, 'm'),
     );
-    await eventually('the revoked token refused', async () =>
-      (
-        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
-          token,
-        })
-      ).status === 401
-        ? true
-        : undefined,
+    await untilTokenAnswered(
+      service.url,
+      token,
+      401,
+      'the revoked token refused',
     );
   });
 

@@ -1,3 +1,4 @@
+import { eventually } from './poll.js';
 import { TOKEN } from './tokens.js';
 
 export interface Answer {
@@ -83,4 +84,22 @@ export function uniqueId(): bigint {
 export function newPlantJson(id: bigint, name: string, tag?: string): string {
   const tagPart = tag === undefined ? '' : `, "tag": ${JSON.stringify(tag)}`;
   return `{"id": ${id}, "name": ${JSON.stringify(name)}${tagPart}}`;
+}
+
+/**
+ * Waits until a create with `token` is answered `status` (a token change reaches the
+ * service through a notification: polled with a deadline, never raced).
+ */
+export async function untilTokenAnswered(
+  baseUrl: string,
+  token: string,
+  status: number,
+  what: string,
+): Promise<void> {
+  await eventually(what, async () =>
+    (await postPlant(baseUrl, newPlantJson(uniqueId(), 'Fern'), { token }))
+      .status === status
+      ? true
+      : undefined,
+  );
 }
