@@ -164,6 +164,9 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       process.stdout.write(
         `${ha.logs}\n${service.process.text.slice(-4_000)}\n`,
       );
+      // The cluster as Patroni sees it, in the error itself: CI's summary keeps that part.
+      if (error instanceof Error)
+        error.message += `; the cluster then: ${JSON.stringify(await ha.members())}`;
       throw error;
     } finally {
       await load.stop();

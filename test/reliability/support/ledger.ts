@@ -64,10 +64,12 @@ export class Ledger {
   async acknowledgedMore(count: number, timeoutMs = 60_000): Promise<void> {
     const target = this.acknowledged + count;
     const deadline = Date.now() + timeoutMs;
+    const from = this.attempts.length;
     while (this.acknowledged < target) {
       if (Date.now() > deadline)
         throw new Error(
-          `${this.scenario}: not ${count} more creates acknowledged within ${timeoutMs} ms`,
+          `${this.scenario}: not ${count} more creates acknowledged within ${timeoutMs} ms; ` +
+            `what came back meanwhile: ${JSON.stringify(outcomeCounts(this.attempts.slice(from)))}`,
         );
       await sleep(20);
     }
@@ -189,4 +191,25 @@ async function readRows(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * How many attempts got each kind of outcome ("200", "503 The database is unavailable; ...",
+ * "no answer: ECONNREFUSED"): what a scenario that waited in vain prints, so that a failure
+ * in CI says why without its full log.
+ */
+function outcomeCounts(attempts: Attempt[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { outcome } of attempts) {
+    const message = (outcome.kind === 'answered' &&
+      (outcome.body as { message?: unknown } | null)?.message) as unknown;
+    const kind =
+      outcome.kind === 'no-answer'
+        ? `no answer: ${outcome.error}`
+        : typeof message === 'string'
+          ? `${outcome.status} ${message}`
+          : String(outcome.status);
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  return counts;
 }
