@@ -60,8 +60,8 @@ const auth = AuthModule.forRootAsync({
       useFactory: (env: Environment) => ({
         bodyLimit: env.BODY_LIMIT,
         databaseRequestTimeoutMs: env.DATABASE_REQUEST_TIMEOUT_MS,
-        insertQueueLimit: env.CREATE_QUEUE_LIMIT,
-        insertQueueWaitMs: env.CREATE_QUEUE_WAIT_MS,
+        insertQueueLimit: env.INSERT_QUEUE_LIMIT,
+        insertQueueWaitMs: env.INSERT_QUEUE_WAIT_MS,
       }),
     }),
     HealthModule.forRoot(auth),

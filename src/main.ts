@@ -4,6 +4,7 @@ import { createApp } from './app.setup.js';
 import { runClusterPrimary } from './cluster.js';
 import {
   ConfigurationError,
+  deprecatedSettingsIn,
   Environment,
   validateEnvironment,
 } from './config/environment.js';
@@ -118,6 +119,10 @@ function validatedEnvironment(): Environment {
     throw error;
   }
   Logger.overrideLogger(createLogger(env));
+  // Once per start: workers of WEB_CONCURRENCY read the same environment.
+  if (cluster.isPrimary)
+    for (const warning of deprecatedSettingsIn(process.env))
+      logger.warn(warning);
   return env;
 }
 

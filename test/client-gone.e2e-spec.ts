@@ -28,7 +28,7 @@ describe('a create whose client has gone', () => {
   const own = useServiceOnOwnPostgres('client-gone', {
     // Long enough that only the client's leaving can drop the queued row.
     DATABASE_REQUEST_TIMEOUT_MS: '60000',
-    CREATE_QUEUE_WAIT_MS: '60000',
+    INSERT_QUEUE_WAIT_MS: '60000',
   });
 
   it('is never written when its client left while it waited for a statement', async () => {

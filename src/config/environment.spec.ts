@@ -1,4 +1,8 @@
-import { ConfigurationError, validateEnvironment } from './environment.js';
+import {
+  ConfigurationError,
+  deprecatedSettingsIn,
+  validateEnvironment,
+} from './environment.js';
 
 describe('validateEnvironment', () => {
   it('gives every setting its default when nothing is set', () => {
@@ -17,10 +21,11 @@ describe('validateEnvironment', () => {
       DATABASE_CONNECT_TIMEOUT_MS: 2000,
       DATABASE_QUERY_TIMEOUT_MS: 5000,
       DATABASE_REQUEST_TIMEOUT_MS: 2000,
-      CREATE_QUEUE_LIMIT: 1000,
-      CREATE_QUEUE_WAIT_MS: 1000,
+      INSERT_QUEUE_LIMIT: 1000,
+      INSERT_QUEUE_WAIT_MS: 1000,
       CREATE_CONCURRENCY_LIMIT: 128,
       CREATE_WAITING_LIMIT: 128,
+      CREATE_WAITING_TIMEOUT_MS: 1000,
       LOG_LEVEL: 'log',
       LOG_FORMAT: 'auto',
       SHUTDOWN_TIMEOUT_MS: 10000,
@@ -136,5 +141,54 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(
       /^Invalid configuration: PORT .*; LOG_LEVEL .*\.$/,
     );
+  });
+
+  describe('the former names (deprecated, still read)', () => {
+    it('CREATE_QUEUE_LIMIT sets INSERT_QUEUE_LIMIT', () => {
+      const env = validateEnvironment({ CREATE_QUEUE_LIMIT: '250' });
+      expect(env.INSERT_QUEUE_LIMIT).toBe(250);
+      expect(env).not.toHaveProperty('CREATE_QUEUE_LIMIT');
+    });
+
+    it('CREATE_QUEUE_WAIT_MS sets both waits it governed: INSERT_QUEUE_WAIT_MS and CREATE_WAITING_TIMEOUT_MS', () => {
+      const env = validateEnvironment({ CREATE_QUEUE_WAIT_MS: '60000' });
+      expect(env.INSERT_QUEUE_WAIT_MS).toBe(60000);
+      expect(env.CREATE_WAITING_TIMEOUT_MS).toBe(60000);
+      expect(env).not.toHaveProperty('CREATE_QUEUE_WAIT_MS');
+    });
+
+    it('gives way to a current name that is set', () => {
+      const env = validateEnvironment({
+        CREATE_QUEUE_WAIT_MS: '60000',
+        CREATE_WAITING_TIMEOUT_MS: '500',
+        CREATE_QUEUE_LIMIT: '250',
+        INSERT_QUEUE_LIMIT: '',
+      });
+      expect(env.INSERT_QUEUE_WAIT_MS).toBe(60000);
+      expect(env.CREATE_WAITING_TIMEOUT_MS).toBe(500);
+      // Empty counts as unset: the former name's value applies.
+      expect(env.INSERT_QUEUE_LIMIT).toBe(250);
+    });
+
+    it('names the former variable when its value is refused, never the value', () => {
+      expect(() => validateEnvironment({ CREATE_QUEUE_LIMIT: 'lots' })).toThrow(
+        'Invalid configuration: INSERT_QUEUE_LIMIT (set as CREATE_QUEUE_LIMIT) must be an integer from 1 to 100000.',
+      );
+    });
+
+    it('warns once per former name set, naming what replaces it', () => {
+      expect(deprecatedSettingsIn({})).toEqual([]);
+      expect(
+        deprecatedSettingsIn({
+          CREATE_QUEUE_LIMIT: '250',
+          CREATE_QUEUE_WAIT_MS: '',
+        }),
+      ).toEqual([
+        'CREATE_QUEUE_LIMIT is deprecated: it sets INSERT_QUEUE_LIMIT where unset; use that name instead',
+      ]);
+      expect(deprecatedSettingsIn({ CREATE_QUEUE_WAIT_MS: '5' })).toEqual([
+        'CREATE_QUEUE_WAIT_MS is deprecated: it sets INSERT_QUEUE_WAIT_MS and CREATE_WAITING_TIMEOUT_MS where unset; use those names instead',
+      ]);
+    });
   });
 });

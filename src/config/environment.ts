@@ -130,17 +130,13 @@ export class Environment {
   DATABASE_REQUEST_TIMEOUT_MS: number =
     PLANTS_DEFAULTS.databaseRequestTimeoutMs;
 
-  /** Creates waiting for a free statement slot; past it, new creates get 503 at once. */
+  /** Rows in the insert queue, waiting for a statement slot; past it, new creates get 503 at once. */
   @IsIntegerBetween(1, 100_000)
-  CREATE_QUEUE_LIMIT: number = PLANTS_DEFAULTS.insertQueueLimit;
+  INSERT_QUEUE_LIMIT: number = PLANTS_DEFAULTS.insertQueueLimit;
 
-  /**
-   * Longest a create waits for a statement slot, or for its turn at a work slot (checked
-   * when the turn comes: a slot frees within DATABASE_REQUEST_TIMEOUT_MS); past it, 503
-   * (never written).
-   */
+  /** Longest a row waits in the insert queue for a statement slot; past it, 503 (never written). */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
-  CREATE_QUEUE_WAIT_MS: number = PLANTS_DEFAULTS.insertQueueWaitMs;
+  INSERT_QUEUE_WAIT_MS: number = PLANTS_DEFAULTS.insertQueueWaitMs;
 
   /** Creates worked on at once; more wait their turn (CREATE_WAITING_LIMIT). */
   @IsIntegerBetween(1, 100_000)
@@ -149,6 +145,13 @@ export class Environment {
   /** Creates waiting, before any work, for a work slot; past it, 503 before any work. */
   @IsIntegerBetween(0, 100_000)
   CREATE_WAITING_LIMIT: number = 128;
+
+  /**
+   * Longest a create waits for its turn at a work slot (checked when the turn comes: a
+   * slot frees within DATABASE_REQUEST_TIMEOUT_MS); past it, 503 (never written).
+   */
+  @IsIntegerBetween(1, 600_000, 'milliseconds')
+  CREATE_WAITING_TIMEOUT_MS: number = 1_000;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
@@ -249,16 +252,72 @@ export class Environment {
   TOKEN_RATE_WINDOW_MS: number = AUTH_DEFAULTS.tokenRateWindowMs;
 }
 
+/**
+ * Former names, still read: each sets the settings that replaced it, unless those are set
+ * themselves. CREATE_QUEUE_WAIT_MS governed both waits, so it sets both.
+ */
+export const DEPRECATED_SETTINGS: Readonly<
+  Record<string, readonly (keyof Environment)[]>
+> = {
+  CREATE_QUEUE_LIMIT: ['INSERT_QUEUE_LIMIT'],
+  CREATE_QUEUE_WAIT_MS: ['INSERT_QUEUE_WAIT_MS', 'CREATE_WAITING_TIMEOUT_MS'],
+};
+
+const isSet = (value: string | undefined): value is string =>
+  value !== undefined && value !== '';
+
+/** One warning per former name set in `env`, saying what to set instead. */
+export function deprecatedSettingsIn(
+  env: Record<string, string | undefined>,
+): string[] {
+  return Object.entries(DEPRECATED_SETTINGS)
+    .filter(([former]) => isSet(env[former]))
+    .map(
+      ([former, current]) =>
+        `${former} is deprecated: it sets ${current.join(' and ')} where unset; ` +
+        `use ${current.length === 1 ? 'that name' : 'those names'} instead`,
+    );
+}
+
+/**
+ * `env` with each former name's value under the names that replaced it, where unset, and
+ * which former name each such value came from.
+ */
+function withCurrentNames(env: Record<string, string | undefined>): {
+  renamed: Record<string, string | undefined>;
+  formerOf: Map<string, string>;
+} {
+  const renamed = { ...env };
+  const formerOf = new Map<string, string>();
+  for (const [former, current] of Object.entries(DEPRECATED_SETTINGS)) {
+    if (!isSet(env[former])) continue;
+    for (const name of current) {
+      if (isSet(env[name])) continue;
+      renamed[name] = env[former];
+      formerOf.set(name, former);
+    }
+  }
+  return { renamed, formerOf };
+}
+
 /** Raised at boot; its message names every offending variable and never its value. */
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
 }
 
-function describe(errors: ValidationError[]): string {
+function describe(
+  errors: ValidationError[],
+  formerOf: Map<string, string>,
+): string {
   return errors
     .map((error) => {
       const rules = Object.values(error.constraints ?? {});
-      return `${error.property} ${rules[0] ?? 'is invalid'}`;
+      const former = formerOf.get(error.property);
+      const name =
+        former === undefined
+          ? error.property
+          : `${error.property} (set as ${former})`;
+      return `${name} ${rules[0] ?? 'is invalid'}`;
     })
     .join('; ');
 }
@@ -266,15 +325,17 @@ function describe(errors: ValidationError[]): string {
 /**
  * Reads the settings from an environment (process.env in production), once per process:
  * the result is handed to createApp and the config module. Empty values count as unset
- * so that `PORT=` in a compose file falls back to the default.
+ * so that `PORT=` in a compose file falls back to the default. A former name
+ * (DEPRECATED_SETTINGS) still sets what replaced it.
  */
 export function validateEnvironment(
   env: Record<string, string | undefined>,
 ): Environment {
   const known = new Environment();
+  const { renamed, formerOf } = withCurrentNames(env);
   const given = Object.fromEntries(
-    Object.entries(env).filter(
-      ([key, value]) => key in known && value !== undefined && value !== '',
+    Object.entries(renamed).filter(
+      ([key, value]) => key in known && isSet(value),
     ),
   );
   const environment = plainToInstance(Environment, given, {
@@ -283,7 +344,9 @@ export function validateEnvironment(
   });
   const errors = validateSync(environment, { forbidUnknownValues: true });
   if (errors.length > 0) {
-    throw new ConfigurationError(`Invalid configuration: ${describe(errors)}.`);
+    throw new ConfigurationError(
+      `Invalid configuration: ${describe(errors, formerOf)}.`,
+    );
   }
   return environment;
 }

@@ -54,7 +54,7 @@ export class MetricsService {
 
   readonly createsShed = new Counter({
     name: 'plants_shed_total',
-    help: 'Creates answered 503 before any work (load shedding), by the bound they met: concurrency (CREATE_CONCURRENCY_LIMIT worked on and CREATE_WAITING_LIMIT waiting) or queue (the insert queue full, or waited past CREATE_QUEUE_WAIT_MS for a turn or a statement slot)',
+    help: 'Creates answered 503 before any work (load shedding), by the bound they met: concurrency (CREATE_CONCURRENCY_LIMIT worked on and CREATE_WAITING_LIMIT waiting) or queue (the insert queue past INSERT_QUEUE_LIMIT or INSERT_QUEUE_WAIT_MS, or a create that waited CREATE_WAITING_TIMEOUT_MS for its turn)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
     collect: () => {

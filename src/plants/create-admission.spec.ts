@@ -94,7 +94,7 @@ describe('CreateAdmission', () => {
       BODY_LIMIT: '1kb',
       CREATE_CONCURRENCY_LIMIT: 100,
       CREATE_WAITING_LIMIT: 100,
-      CREATE_QUEUE_WAIT_MS: 1000,
+      CREATE_WAITING_TIMEOUT_MS: 1000,
     } as Environment;
     admission = new CreateAdmission(plants, env, metrics);
     await new Promise<void>((resolve) =>
@@ -256,11 +256,11 @@ describe('CreateAdmission', () => {
     for (const connection of connections) connection.socket.destroy();
   });
 
-  it('refuses a create that waited CREATE_QUEUE_WAIT_MS for its turn, and never hands it on', async () => {
+  it('refuses a create that waited CREATE_WAITING_TIMEOUT_MS for its turn, and never hands it on', async () => {
     const [first, second] = await takeTheSlotAndTheLine();
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
-      vi.setSystemTime(Date.now() + env.CREATE_QUEUE_WAIT_MS);
+      vi.setSystemTime(Date.now() + env.CREATE_WAITING_TIMEOUT_MS);
       held[0].response.end('first');
       const refused = parseResponse(
         await second.until((text) => holdsResponses(text, 1)),

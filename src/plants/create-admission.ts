@@ -40,7 +40,7 @@ interface WaitingCreate {
   request: IncomingMessage;
   response: ServerResponse;
   handOn: Next;
-  /** Epoch ms it arrived: one that has waited CREATE_QUEUE_WAIT_MS when its turn comes is refused instead. */
+  /** Epoch ms it arrived: one that has waited CREATE_WAITING_TIMEOUT_MS when its turn comes is refused instead. */
   since: number;
 }
 
@@ -164,7 +164,7 @@ export class CreateAdmission implements NestMiddleware {
       const { request, response, handOn, since } = this.waiting.shift()!;
       // A client that left while waiting: nothing to answer, nothing to do.
       if (request.socket.destroyed) continue;
-      if (Date.now() - since >= this.env.CREATE_QUEUE_WAIT_MS)
+      if (Date.now() - since >= this.env.CREATE_WAITING_TIMEOUT_MS)
         this.refuse(request, response, 'queue');
       else this.start(response, handOn);
     }

@@ -5,10 +5,10 @@ import {
   type InsertRows,
   PlantInsertBatcher,
   type PlantRow,
-  type QueueLimits,
+  type InsertQueueLimits,
 } from './plant-insert.batcher.js';
 
-const ROOMY: QueueLimits = { maxRows: 100_000, maxWaitMs: 600_000 };
+const ROOMY: InsertQueueLimits = { maxRows: 100_000, maxWaitMs: 600_000 };
 const withCode = (message: string, code: string) =>
   Object.assign(new Error(message), { code });
 
@@ -32,7 +32,7 @@ function fakeTable({
 }: {
   taken?: string[];
   fail?: (ids: string[]) => Error | undefined;
-  limits?: QueueLimits;
+  limits?: InsertQueueLimits;
   hold?: Promise<void>;
 } = {}): FakeTable {
   const stored = new Set(taken);
@@ -86,7 +86,7 @@ const request = (
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A table whose statements wait until `release()`. */
-function heldTable(limits: QueueLimits = ROOMY) {
+function heldTable(limits: InsertQueueLimits = ROOMY) {
   let release = () => {};
   const hold = new Promise<void>((resolve) => (release = resolve));
   return { ...fakeTable({ hold, limits }), release };

@@ -28,7 +28,7 @@ export interface InsertRequest {
 }
 
 /** How much waiting the batcher accepts before it sheds new inserts (503). */
-export interface QueueLimits {
+export interface InsertQueueLimits {
   maxRows: number;
   maxWaitMs: number;
 }
@@ -80,7 +80,7 @@ export class PlantInsertBatcher {
 
   constructor(
     private readonly insertRows: InsertRows,
-    private readonly limits: QueueLimits,
+    private readonly limits: InsertQueueLimits,
   ) {}
 
   insert(request: InsertRequest): Promise<InsertOutcome> {

@@ -87,7 +87,7 @@ export class PlantsRepository {
     );
     metrics.gauge(
       'plant_insert_rows_waiting',
-      'Rows waiting for a statement slot (shed past CREATE_QUEUE_LIMIT or CREATE_QUEUE_WAIT_MS)',
+      'Rows in the insert queue, waiting for a statement slot (shed past INSERT_QUEUE_LIMIT or INSERT_QUEUE_WAIT_MS)',
       () => batcher.rowsWaiting,
     );
   }

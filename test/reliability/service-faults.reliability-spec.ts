@@ -108,10 +108,10 @@ describe('service faults under load', () => {
   it('two instances on one database: one 200 per id for different bodies, all 200 for identical ones', async () => {
     // 300 creates land on each instance at once: this scenario is about races, not load
     // shedding, so no create may be shed, neither for their number (past the default
-    // CREATE_CONCURRENCY_LIMIT) nor for waiting (on a busy machine 1 s can pass).
+    // CREATE_CONCURRENCY_LIMIT) nor for waiting in the insert queue (on a busy machine 1 s can pass).
     const patient = {
       CREATE_CONCURRENCY_LIMIT: '1000',
-      CREATE_QUEUE_WAIT_MS: '60000',
+      INSERT_QUEUE_WAIT_MS: '60000',
     };
     const [a, b] = await Promise.all([
       startService(postgres.url, patient),
