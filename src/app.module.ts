@@ -15,7 +15,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MetricsEndpointModule } from './metrics/metrics-endpoint.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
-import { CreateAdmission } from './plants/create-admission.js';
+import { CreateAdmission } from './load-shedding/create-admission.js';
 import { PlantsController } from './plants/plants.controller.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { ServiceTokens, ServiceTokensModule } from './service-tokens.js';

@@ -4,11 +4,14 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
-import { answerClientErrorsWithErrorBody } from './http/client-error.handler.js';
-import { TimedExpressAdapter } from './http/http-server.adapter.js';
-import { SECURITY_HEADERS, securityHeaders } from './http/security-headers.js';
+import { answerClientErrorsWithErrorBody } from './http-server/client-error.handler.js';
+import { TimedExpressAdapter } from './http-server/http-server.adapter.js';
+import {
+  SECURITY_HEADERS,
+  securityHeaders,
+} from './http-server/security-headers.js';
 import { setupOpenApi } from './openapi/openapi.js';
-import { CreateAdmission } from './plants/create-admission.js';
+import { CreateAdmission } from './load-shedding/create-admission.js';
 
 function enableCors(
   app: NestExpressApplication,

@@ -16,7 +16,7 @@ import {
   AUTH_DEFAULTS,
   BEARER_TOKEN_FORMAT,
 } from '../auth/auth-module.options.js';
-import { BODY_LIMIT_FORMAT } from '../http/request-body.js';
+import { BODY_LIMIT_FORMAT } from '../request-body/request-body.js';
 import { PLANTS_DEFAULTS } from '../plants/plants-module.options.js';
 
 const NODE_ENVS = ['development', 'production', 'test'] as const;

@@ -8,8 +8,8 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDatabaseUnavailable } from '../database/database-errors.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
-import { routeLabel } from '../http/route-label.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id.js';
+import { routeLabel } from '../common/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
 import { ErrorAnswer } from './error-answer.js';
 

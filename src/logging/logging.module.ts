@@ -10,7 +10,7 @@ import { Logger, LoggerModule, type Params, PinoLogger } from 'nestjs-pino';
 import { destination } from 'pino';
 import type { Options } from 'pino-http';
 import { Environment } from '../config/environment.js';
-import { requestIdOf } from '../http/request-id.js';
+import { requestIdOf } from './request-id.js';
 import { RequestLogMiddleware } from './request-log.middleware.js';
 
 const PINO_LEVELS: Record<Environment['LOG_LEVEL'], string> = {

@@ -1,8 +1,8 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
-import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
-import { routeLabel } from '../http/route-label.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { routeLabel } from '../common/route-label.js';
 
 type RequestLogLevel = 'info' | 'warn' | 'error';
 

@@ -1,6 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { routeLabel } from '../http/route-label.js';
+import { routeLabel } from '../common/route-label.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Times every request, labelled by the route template so that label values stay few. */

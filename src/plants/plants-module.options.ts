@@ -1,6 +1,6 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { definedOnly } from '../common/defined-only.js';
-import { bodyLimitBytes, isBodyLimit } from '../http/request-body.js';
+import { bodyLimitBytes, isBodyLimit } from '../request-body/request-body.js';
 
 /**
  * How PlantsModule behaves; every field has a default, so `PlantsModule.forRoot()` needs

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { JsonBodyGuard } from '../http/json-body.guard.js';
-import { JsonBodyReader } from '../http/json-body.reader.js';
+import { JsonBodyGuard } from '../request-body/json-body.guard.js';
+import { JsonBodyReader } from '../request-body/json-body.reader.js';
 import { DatabaseHealthModule } from '../database/database-health.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { PlantEntity } from './plant.entity.js';

@@ -1,6 +1,6 @@
 import { ArgumentMetadata } from '@nestjs/common';
 import { ApiError } from '../../errors/api-error.js';
-import { createValidationPipe } from '../../http/validation.pipe.js';
+import { createValidationPipe } from '../../validation-pipe/validation.pipe.js';
 import { NewPlant } from './new-plant.dto.js';
 
 const metadata: ArgumentMetadata = { type: 'body', metatype: NewPlant };

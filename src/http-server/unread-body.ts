@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { declaresBody } from './request-body.js';
+import { declaresBody } from '../request-body/request-body.js';
 
 /**
  * An answer sent before its request's body has arrived (401, 413, 415, ...) closes the

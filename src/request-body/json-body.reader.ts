@@ -2,7 +2,7 @@ import type { RawBodyRequest } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors/api-error.js';
 import { InvalidJsonError, parseExactJson } from './exact-json.js';
-import { continueIfAwaited } from './expect-continue.js';
+import { continueIfAwaited } from '../http-server/expect-continue.js';
 import {
   bodyLimitBytes,
   declaredLength,

@@ -6,10 +6,13 @@ import {
   type ConnectionAfterAnswer,
   ErrorAnswer,
 } from '../errors/error-answer.js';
-import { bodyLimitBytes, declaredLength } from '../http/request-body.js';
-import { discardBody } from '../http/unread-body.js';
+import {
+  bodyLimitBytes,
+  declaredLength,
+} from '../request-body/request-body.js';
+import { discardBody } from '../http-server/unread-body.js';
 import { MetricsService, type ShedReason } from '../metrics/metrics.service.js';
-import { PlantsService } from './plants.service.js';
+import { PlantsService } from '../plants/plants.service.js';
 
 type Next = () => void;
 type RequestListener = (

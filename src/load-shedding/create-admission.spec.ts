@@ -9,9 +9,9 @@ import {
 import type { Environment } from '../config/environment.js';
 import { eventually } from '../../test/support/poll.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { withProtocolChecks } from '../http/protocol-checks.js';
+import { withProtocolChecks } from '../http-server/protocol-checks.js';
 import { CreateAdmission } from './create-admission.js';
-import type { PlantsService } from './plants.service.js';
+import type { PlantsService } from '../plants/plants.service.js';
 
 const BODY = '{"id":1,"name":"Fern"}';
 const OVERLOADED = JSON.stringify({
