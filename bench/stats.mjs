@@ -1,22 +1,11 @@
-// Percentiles and medians, computed the same way for every figure.
-
-/** Nearest-rank percentile of sorted values (p in [0, 100]). */
-export function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(rank, 1)) - 1];
-}
+// Latency summaries and medians, computed the same way for every figure. Percentiles are
+// the tests' too (test-kit/percentile.mjs): nearest rank.
+import { percentiles } from '../test-kit/percentile.mjs';
 
 /** p50, p99, p99.9 and max of latencies in ms (a failed request counts as Infinity). */
 export function summarize(values) {
-  const sorted = Float64Array.from(values).sort();
-  return {
-    count: sorted.length,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    p999: percentile(sorted, 99.9),
-    max: sorted.length === 0 ? NaN : sorted[sorted.length - 1],
-  };
+  const [p50, p99, p999, max] = percentiles(values, [0.5, 0.99, 0.999, 1]);
+  return { count: values.length, p50, p99, p999, max };
 }
 
 /** Median of the numbers given, ignoring NaN (a missing figure); Infinity counts. */

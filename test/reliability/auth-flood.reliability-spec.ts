@@ -12,7 +12,7 @@ import {
   startService,
   TOKEN,
 } from './support/scenario.js';
-import { percentile } from './support/percentile.js';
+import { percentile } from '../../test-kit/percentile.mjs';
 
 /** Index and table scans of api_tokens so far (PostgreSQL's statistics, flushed within 1-10 s). */
 async function tokenTableScans(databaseUrl: string): Promise<number> {

@@ -13,7 +13,7 @@ import {
   startService,
   TOKEN,
 } from './support/scenario.js';
-import { percentile } from './support/percentile.js';
+import { percentile } from '../../test-kit/percentile.mjs';
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 

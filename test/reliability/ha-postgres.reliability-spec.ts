@@ -9,7 +9,7 @@ import {
   HaPostgres,
   type PatroniNode,
 } from './support/patroni.js';
-import { percentile } from './support/percentile.js';
+import { percentile } from '../../test-kit/percentile.mjs';
 import {
   type RunningService,
   startService,

@@ -11,7 +11,7 @@ import {
   runOpenLoad,
   startLoad,
 } from './support/load.js';
-import { percentile } from './support/percentile.js';
+import { percentile } from '../../test-kit/percentile.mjs';
 import {
   type RunningService,
   startService,
