@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { samplePeakRss } from '../test/support/peak-rss.mjs';
+import { samplePeakRss } from '../test-kit/peak-rss.mjs';
 import { closedLoop } from './closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from './database.mjs';
 import {

@@ -7,14 +7,15 @@ import {
   readFileSync,
   readlinkSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closedLoop } from './closed-loop.mjs';
-import { startNodeProcess } from '../test/support/node-process.mjs';
-import { samplePeakRss } from '../test/support/peak-rss.mjs';
+import { startNodeProcess } from '../test-kit/node-process.mjs';
+import { samplePeakRss } from '../test-kit/peak-rss.mjs';
 
 // The benchmark starts the service with production's flags, as the tests do.
-export { productionNodeFlags } from '../test/support/node-process.mjs';
+export { productionNodeFlags } from '../test-kit/node-process.mjs';
+// One free port for the benchmark's servers and the tests' alike.
+export { freePort } from '../test-kit/free-port.mjs';
 
 /**
  * The environment a server gets to run as production runs it: production mode, JSON logs,
@@ -29,19 +30,6 @@ export function serverEnv(port, extra = {}) {
     PORT: String(port),
     ...extra,
   };
-}
-
-/** A port nothing listens on right now (the OS picks it). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK; 100 on every Linux this runs on

@@ -1,5 +1,5 @@
 import { startApp } from './support/app.js';
-import { freePort } from './support/free-port.js';
+import { freePort } from '../test-kit/free-port.mjs';
 import {
   errorBody,
   newPlantJson,

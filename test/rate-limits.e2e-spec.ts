@@ -4,7 +4,7 @@ import type { MockInstance } from 'vitest';
 import { ApiTokensService } from '../src/auth/api-tokens.service.js';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { eventually } from './support/poll.js';
+import { eventually } from '../test-kit/poll.js';
 import {
   errorBody,
   newPlantJson,

@@ -16,7 +16,7 @@ import {
   send,
   uniqueId,
 } from './support/http.js';
-import { eventually } from './support/poll.js';
+import { eventually } from '../test-kit/poll.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { TOKEN } from './support/tokens.js';
 

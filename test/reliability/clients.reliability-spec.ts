@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RawConnection } from '../support/raw-http.js';
+import { RawConnection } from '../../test-kit/raw-http.js';
 import {
   startTestPostgres,
   type TestPostgres,

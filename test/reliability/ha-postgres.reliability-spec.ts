@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eventually } from '../support/poll.js';
+import { eventually } from '../../test-kit/poll.js';
 import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
 import {

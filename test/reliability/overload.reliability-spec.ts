@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Environment } from '../../src/config/environment.js';
-import { samplePeakRss } from '../support/peak-rss.mjs';
+import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
 import {
   startTestPostgres,
   type TestPostgres,

@@ -1,4 +1,4 @@
-import { eventually } from './poll.js';
+import { eventually } from '../../test-kit/poll.js';
 import { TOKEN } from './tokens.js';
 
 export interface Answer {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../support/free-port.js';
+import { freePort } from '../../../test-kit/free-port.mjs';
 import { ServiceProcess } from '../../support/service-process.js';
 import { TEST_TOKENS, TOKEN } from '../../support/tokens.js';
 import { Ledger } from './ledger.js';
