@@ -1,23 +1,20 @@
-// Open loop: a constant arrival rate. Request i is due at t0 + i / rate and is sent then,
-// however many earlier requests are still waiting for an answer, and its latency is
-// counted from when it was due, not from when it went out. A server that stalls therefore
-// pays for every request that arrived during the stall (no coordinated omission), which
-// is what users of a busy service see. autocannon's --rate is not this: it sends each
-// second's quota as a burst at the start of the second, and then waits.
+// The benchmark's open loop: test-kit's (a constant arrival rate, each latency counted from
+// when its request was due: no coordinated omission), with a warm-up, the database check's
+// ids and the figures of bench/README.md.
 //
 // As a module: openLoop({...}). As a command, for a quick look at a running server:
 //   node bench/open-loop.mjs --url http://127.0.0.1:3000 --token T --rate 500 --seconds 10
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { ConnectionPool, postRequest } from './http-client.mjs';
+import { openLoop as sendAtRate } from '../test-kit/open-loop.mjs';
 import { summarize } from './stats.mjs';
 import { answerMatches, createWorkload } from './workload.mjs';
 
 /**
  * Sends `rate` requests per second for `warmupSeconds + seconds`; only requests due in
  * the last `seconds` are measured. `onMeasureStart` runs when the first measured request
- * is due (to start CPU and memory watches). Waits for every measured answer (or its
- * timeout) before resolving.
+ * is due (to start CPU and memory watches). Waits for every answer (or its timeout) before
+ * resolving.
  */
 export async function openLoop({
   url,
@@ -30,20 +27,6 @@ export async function openLoop({
   maxConnections = 256,
   onMeasureStart = () => {},
 }) {
-  const target = new URL(url);
-  // Enough connections that the generator rarely waits for one at sane rates; if it must,
-  // the wait still counts, because latency starts at the due time.
-  const pool = new ConnectionPool({
-    host: target.hostname,
-    port: Number(target.port),
-    maxConnections,
-    timeoutMs,
-  });
-  const headers = {
-    Authorization: `Bearer ${token}`,
-    'Content-Type': 'application/json',
-  };
-  const interval = 1000 / rate;
   const warmupCount = Math.round(rate * warmupSeconds);
   const total = warmupCount + Math.round(rate * seconds);
 
@@ -61,88 +44,55 @@ export async function openLoop({
   let lastAnswerAt = 0;
   let measuredOk = 0;
 
-  let finish;
-  const finished = new Promise((resolve) => (finish = resolve));
-  let next = 0;
-  let allSent = false;
-  const t0 = performance.now() + 5;
-  const measureFrom = t0 + warmupCount * interval;
-
-  function send(index, due) {
+  function next(index, due) {
     const measured = index >= warmupCount;
+    if (index === warmupCount) onMeasureStart();
     const sent = workload.next();
-    const now = performance.now();
-    if (measured) sendLags.push(now - due);
+    if (measured) sendLags.push(performance.now() - due);
     outstanding += 1;
     maxOutstanding = Math.max(maxOutstanding, outstanding);
-    let settled = false;
-    const settle = (outcome, status, body) => {
-      if (settled) return;
-      settled = true;
+    // Latency and throughput count the measured window only; failures and the ids
+    // answered 200 count the warm-up too, since the database check covers every row.
+    const settle = (outcome) => {
       outstanding -= 1;
-      const at = performance.now();
-      // Latency and throughput count the measured window only; failures and the ids
-      // answered 200 count the warm-up too, since the database check covers every row.
       if (measured) {
-        lastAnswerAt = Math.max(lastAnswerAt, at);
-        latencies.push(outcome === 'answer' ? at - due : Infinity);
+        lastAnswerAt = Math.max(lastAnswerAt, due + outcome.ms);
+        latencies.push(outcome.error === undefined ? outcome.ms : Infinity);
       }
-      if (outcome === 'answer') {
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status === 200 && answerMatches(body, sent.plant)) {
+      if (outcome.error === undefined) {
+        statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
+        if (outcome.status === 200 && answerMatches(outcome.body, sent.plant)) {
           okIds.push(sent.id);
           if (measured) measuredOk += 1;
         } else {
-          if (status === 200) wrongAnswers += 1;
+          if (outcome.status === 200) wrongAnswers += 1;
           failedIds.push(sent.id);
         }
       } else {
-        if (outcome === 'timeout') timeouts += 1;
+        if (outcome.error === 'TIMEOUT') timeouts += 1;
         else socketErrors += 1;
         lostIds.push(sent.id);
       }
-      if (allSent && outstanding === 0) finish();
     };
-    const bytes = postRequest({
-      host: target.hostname,
-      port: target.port,
-      path: '/plants',
-      headers,
-      body: sent.body,
-    });
-    pool.request(bytes, (error, status, body) => {
-      if (error === undefined) settle('answer', status, body);
-      else settle(error.timeout ? 'timeout' : 'error');
-    });
+    return { body: sent.body, settle };
   }
 
-  let measureStarted = false;
-  function tick() {
-    const now = performance.now();
-    // Everything due by now goes out now. Timers fire about every millisecond, so at a
-    // few thousand requests per second a tick sends a handful; their lateness (the send
-    // lag, reported) is part of their latency.
-    while (next < total && t0 + next * interval <= now) {
-      const due = t0 + next * interval;
-      if (!measureStarted && next >= warmupCount) {
-        measureStarted = true;
-        onMeasureStart();
-      }
-      send(next, due);
-      next += 1;
-    }
-    if (next < total) {
-      // Sleeping to the next due time, never spinning: the server needs the CPU.
-      setTimeout(tick, Math.max(0, t0 + next * interval - performance.now()));
-    } else {
-      allSent = true;
-      if (outstanding === 0) finish();
-    }
-  }
-  setTimeout(tick, 5);
-  await finished;
-  pool.close();
+  // Enough connections that the generator rarely waits for one at sane rates; if it must,
+  // the wait still counts, because latency starts at the due time.
+  const { startedAt } = await sendAtRate({
+    url,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+    },
+    rate,
+    count: total,
+    next,
+    timeoutMs,
+    maxConnections,
+  });
 
+  const measureFrom = startedAt + (warmupCount * 1000) / rate;
   const measuredCount = total - warmupCount;
   const windowMs = Math.max(lastAnswerAt - measureFrom, 1);
   const answered = latencies.filter(Number.isFinite).length;
