@@ -1,4 +1,4 @@
-// Open loop: a constant arrival rate, for the benchmark (bench/open-loop.mjs) and the
+// Open loop: a constant arrival rate, for the benchmark (bench/lib/open-loop.mjs) and the
 // overload scenario (test/reliability/support/load.ts) alike. Request i is due at
 // t0 + i / rate and is sent then, however many earlier requests are still waiting for an
 // answer, and its time is counted from when it was due, not from when it went out. A server

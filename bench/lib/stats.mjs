@@ -1,6 +1,6 @@
 // Latency summaries and medians, computed the same way for every figure. Percentiles are
 // the tests' too (test-kit/percentile.mjs): nearest rank.
-import { percentiles } from '../test-kit/percentile.mjs';
+import { percentiles } from '../../test-kit/percentile.mjs';
 
 /** p50, p99, p99.9 and max of latencies in ms (a failed request counts as Infinity). */
 export function summarize(values) {

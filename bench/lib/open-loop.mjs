@@ -1,14 +1,11 @@
 // The benchmark's open loop: test-kit's (a constant arrival rate, each latency counted from
 // when its request was due: no coordinated omission), with a warm-up, the database check's
 // ids and the figures of bench/README.md.
-//
-// As a module: openLoop({...}). As a command, for a quick look at a running server:
-//   node bench/open-loop.mjs --url http://127.0.0.1:3000 --token T --rate 500 --seconds 10
+// bench/scenarios/open-loop.mjs runs it on its own against a running server.
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
-import { openLoop as sendAtRate } from '../test-kit/open-loop.mjs';
+import { openLoop as sendAtRate } from '../../test-kit/open-loop.mjs';
 import { summarize } from './stats.mjs';
-import { answerMatches, createWorkload } from './workload.mjs';
+import { answerMatches } from './workload.mjs';
 
 /**
  * Sends `rate` requests per second for `warmupSeconds + seconds`; only requests due in
@@ -115,35 +112,4 @@ export async function openLoop({
     socketErrors,
     timeouts,
   };
-}
-
-async function main() {
-  const { values } = parseArgs({
-    options: {
-      url: { type: 'string', default: 'http://127.0.0.1:3000' },
-      token: { type: 'string' },
-      rate: { type: 'string', default: '500' },
-      seconds: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '2' },
-    },
-  });
-  if (values.token === undefined) throw new Error('--token is required');
-  const result = await openLoop({
-    url: values.url,
-    token: values.token,
-    // Started from the clock so that reruns against the same table do not collide.
-    workload: createWorkload({ start: Date.now() * 1000 }),
-    rate: Number(values.rate),
-    seconds: Number(values.seconds),
-    warmupSeconds: Number(values.warmup),
-  });
-  const { okIds, failedIds, lostIds, ...shown } = result;
-  console.log(JSON.stringify({ ...shown, ok: okIds.length }, null, 2));
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
 }
