@@ -27,15 +27,18 @@ export async function openLoop({
   const warmupCount = Math.round(rate * warmupSeconds);
   const total = warmupCount + Math.round(rate * seconds);
 
+  // Every answer, the warm-up's too: the database check covers every row.
+  const answers = {
+    okIds: [],
+    failedIds: [],
+    lostIds: [],
+    statuses: {},
+    wrongAnswers: 0,
+    socketErrors: 0,
+    timeouts: 0,
+  };
   const latencies = [];
   const sendLags = [];
-  const okIds = [];
-  const failedIds = [];
-  const lostIds = [];
-  const statuses = {};
-  let wrongAnswers = 0;
-  let socketErrors = 0;
-  let timeouts = 0;
   let outstanding = 0;
   let maxOutstanding = 0;
   let lastAnswerAt = 0;
@@ -48,27 +51,27 @@ export async function openLoop({
     if (measured) sendLags.push(performance.now() - due);
     outstanding += 1;
     maxOutstanding = Math.max(maxOutstanding, outstanding);
-    // Latency and throughput count the measured window only; failures and the ids
-    // answered 200 count the warm-up too, since the database check covers every row.
+    // Latency and throughput count the measured window only.
     const settle = (outcome) => {
       outstanding -= 1;
       if (measured) {
         lastAnswerAt = Math.max(lastAnswerAt, due + outcome.ms);
         latencies.push(outcome.error === undefined ? outcome.ms : Infinity);
       }
+      const { statuses } = answers;
       if (outcome.error === undefined) {
         statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
         if (outcome.status === 200 && answerMatches(outcome.body, sent.plant)) {
-          okIds.push(sent.id);
+          answers.okIds.push(sent.id);
           if (measured) measuredOk += 1;
         } else {
-          if (outcome.status === 200) wrongAnswers += 1;
-          failedIds.push(sent.id);
+          if (outcome.status === 200) answers.wrongAnswers += 1;
+          answers.failedIds.push(sent.id);
         }
       } else {
-        if (outcome.error === 'TIMEOUT') timeouts += 1;
-        else socketErrors += 1;
-        lostIds.push(sent.id);
+        if (outcome.error === 'TIMEOUT') answers.timeouts += 1;
+        else answers.socketErrors += 1;
+        answers.lostIds.push(sent.id);
       }
     };
     return { body: sent.body, settle };
@@ -104,12 +107,6 @@ export async function openLoop({
     latency: summarize(latencies),
     sendLag: summarize(sendLags),
     maxOutstanding,
-    okIds,
-    failedIds,
-    lostIds,
-    statuses,
-    wrongAnswers,
-    socketErrors,
-    timeouts,
+    ...answers,
   };
 }
