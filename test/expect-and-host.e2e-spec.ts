@@ -1,4 +1,5 @@
-import { errorBody, uniqueId } from './support/http.js';
+import { errorBody } from './support/http.js';
+import { uniqueId } from './support/plants.js';
 import { isWholeResponse, parseResponse } from '../test-kit/raw-http.js';
 import { serveForRawConnections } from './support/raw-service.js';
 import { countPlants } from './support/stored-plants.js';

@@ -1,11 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  send,
-  uniqueId,
-} from './support/http.js';
+import { errorBody, send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { RawConnection } from '../test-kit/raw-http.js';
 import { countPlants } from './support/stored-plants.js';

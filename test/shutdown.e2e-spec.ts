@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { freePort } from '../test-kit/free-port.mjs';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { eventually } from '../test-kit/poll.js';
 import {
   connectError,

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test-kit/free-port.mjs';
 import { connectError } from '../test-kit/raw-http.js';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { ServiceProcess } from './support/service-process.js';
 

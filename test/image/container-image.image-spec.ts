@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { parse, parseAllDocuments } from 'yaml';
 import { freePort } from '../../test-kit/free-port.mjs';
-import { newPlantJson, postPlant, send, uniqueId } from '../support/http.js';
+import { send } from '../support/http.js';
+import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
 import { productionNodeFlags } from '../../test-kit/node-process.mjs';
 import { eventually } from '../../test-kit/poll.js';
 import {
