@@ -11,7 +11,7 @@ export default defineConfig({
     globals: true,
     root: './',
     projects: [
-      unitProject(['src/**/*.spec.ts']),
+      unitProject(['src/**/*.spec.ts', 'test-kit/**/*.spec.ts']),
       e2eProject(['test/**/*.e2e-spec.ts']),
       reliabilityProject(['test/reliability/**/*.reliability-spec.ts']),
       imageProject(['test/image/**/*.image-spec.ts']),

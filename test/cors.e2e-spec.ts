@@ -1,5 +1,6 @@
 import { startApp } from './support/app.js';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('CORS', () => {
   it('sends no CORS headers unless origins are configured', async () => {

@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { useServiceOnOwnPostgres } from './support/own-postgres.js';
-import { eventually } from './support/poll.js';
+import { eventually } from '../test-kit/poll.js';
 
 const DATABASE_503 = {
   error: 503,

@@ -2,13 +2,8 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { type RunningApp, startApp } from './support/app.js';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  send,
-  uniqueId,
-} from './support/http.js';
+import { errorBody, send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { storedPlant } from './support/stored-plants.js';
 import {

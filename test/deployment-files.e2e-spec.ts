@@ -14,8 +14,8 @@ import {
   readDockerfileStages,
   type Stage,
 } from './support/dockerfile.js';
-import { freePort } from './support/free-port.js';
-import { productionNodeFlags } from './support/node-process.mjs';
+import { freePort } from '../test-kit/free-port.mjs';
+import { productionNodeFlags } from '../test-kit/node-process.mjs';
 
 // Static checks of what cannot be run here (no Docker engine, no cluster): the image
 // recipe, the compose file and the Kubernetes manifests, read as Docker and the API server

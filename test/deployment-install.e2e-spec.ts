@@ -6,8 +6,9 @@ import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
 import { parse } from 'yaml';
 import { npmCiCommand, readDockerfileStages } from './support/dockerfile.js';
-import { freePort } from './support/free-port.js';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { freePort } from '../test-kit/free-port.mjs';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TEST_TOKENS, TOKEN } from './support/tokens.js';
 

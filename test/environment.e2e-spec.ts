@@ -1,10 +1,6 @@
 import { startApp } from './support/app.js';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  uniqueId,
-} from './support/http.js';
+import { errorBody } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('the environment, validated once and handed to the application', () => {
   const saved = { ...process.env };

@@ -1,13 +1,8 @@
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  send,
-  uniqueId,
-} from './support/http.js';
+import { errorBody, send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { type RunningApp, startApp } from './support/app.js';
+import { RawConnection } from '../test-kit/raw-http.js';
 import { countPlants } from './support/stored-plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 
@@ -324,19 +319,11 @@ describe('HTTP errors', () => {
     ])(
       'answers %s, which Node itself rejects, with an Error body',
       async (_case, rawRequest, status) => {
-        const { hostname, port } = new URL(service.url);
-        const reply = await new Promise<string>((resolve, reject) => {
-          const socket = connect(Number(port), hostname, () =>
-            socket.end(rawRequest),
-          );
-          let text = '';
-          socket.on(
-            'data',
-            (chunk: Buffer) => (text += chunk.toString('utf8')),
-          );
-          socket.on('end', () => resolve(text));
-          socket.on('error', reject);
-        });
+        const connection = await RawConnection.open(
+          Number(new URL(service.url).port),
+        );
+        connection.socket.end(rawRequest);
+        const reply = await connection.closed;
         const [head, body] = reply.split('\r\n\r\n');
         expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
         expect(head).toMatch(/content-type: application\/json/i);

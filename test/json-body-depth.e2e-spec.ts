@@ -1,5 +1,6 @@
 import { type RunningApp, startApp } from './support/app.js';
-import { errorBody, postPlant, uniqueId } from './support/http.js';
+import { errorBody } from './support/http.js';
+import { postPlant, uniqueId } from './support/plants.js';
 import { countPlants } from './support/stored-plants.js';
 
 const TOO_DEEP =

@@ -1,10 +1,5 @@
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  send,
-  uniqueId,
-} from './support/http.js';
+import { errorBody, send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { useServiceOnOwnPostgres } from './support/own-postgres.js';
 
 const OVERLOADED = 'The service is overloaded; retry later.';

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiTokensService } from '../src/auth/api-tokens.service.js';
 import { type RunningApp, startApp } from './support/app.js';
+import { errorBody } from './support/http.js';
 import {
-  errorBody,
   newPlantJson,
   postPlant,
   uniqueId,
   untilTokenAnswered,
-} from './support/http.js';
+} from './support/plants.js';
 import { OTHER_TOKEN } from './support/tokens.js';
 
 const INVALID_TOKEN_CHALLENGE =

@@ -1,12 +1,7 @@
 import { startApp } from './support/app.js';
-import { freePort } from './support/free-port.js';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  send,
-  uniqueId,
-} from './support/http.js';
+import { freePort } from '../test-kit/free-port.mjs';
+import { errorBody, send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('metrics', () => {
   it('publishes request durations by route and status, plant outcomes, pool use and process defaults', async () => {

@@ -23,13 +23,8 @@ import {
   PlantsModule,
   TokenVerifier,
 } from '../src/index.js';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  send,
-  uniqueId,
-} from './support/http.js';
+import { errorBody, send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { storedPlant } from './support/stored-plants.js';
 import { TOKEN } from './support/tokens.js';

@@ -1,6 +1,7 @@
 import { DEFAULT_MESSAGES } from '../src/errors/api-error.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { postPlant, send } from './support/http.js';
+import { send } from './support/http.js';
+import { postPlant } from './support/plants.js';
 import { contractOf, type OpenApiDocument, readSpec } from './support/spec.js';
 
 const ERROR_STATUSES = ['400', '401', '409', '413', '415', '429', '500', '503'];

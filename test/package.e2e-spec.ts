@@ -6,10 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { startNodeProcess } from './support/node-process.mjs';
-import { freePort } from './support/free-port.js';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
-import { eventually } from './support/poll.js';
+import { startNodeProcess } from '../test-kit/node-process.mjs';
+import { freePort } from '../test-kit/free-port.mjs';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
+import { eventually } from '../test-kit/poll.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { TOKEN } from './support/tokens.js';
 

@@ -1,9 +1,5 @@
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  uniqueId,
-} from './support/http.js';
+import { errorBody } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { PublishedSchemas } from './support/openapi-schemas.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { countPlants, storedPlant } from './support/stored-plants.js';

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { type RunningApp, startApp } from './support/app.js';
-import { freePort } from './support/free-port.js';
-import { type Answer, newPlantJson, postPlant } from './support/http.js';
+import { freePort } from '../test-kit/free-port.mjs';
+import { type Answer } from './support/http.js';
+import { newPlantJson, postPlant } from './support/plants.js';
 import { SPEC_PATH } from './support/spec.js';
 
 interface Violation {

@@ -4,13 +4,9 @@ import type { MockInstance } from 'vitest';
 import { ApiTokensService } from '../src/auth/api-tokens.service.js';
 import { TokenVerifier } from '../src/auth/token-verifier.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { eventually } from './support/poll.js';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  uniqueId,
-} from './support/http.js';
+import { eventually } from '../test-kit/poll.js';
+import { errorBody } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 
 describe('failed authentication, per client address', () => {

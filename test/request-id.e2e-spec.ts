@@ -1,5 +1,5 @@
 import { type RunningApp, startApp } from './support/app.js';
-import { newPlantJson, postPlant, uniqueId } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('request id', () => {
   let service: RunningApp;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
-import { freePort } from './support/free-port.js';
-import { productionNodeFlags } from './support/node-process.mjs';
+import { freePort } from '../test-kit/free-port.mjs';
+import { productionNodeFlags } from '../test-kit/node-process.mjs';
 import { ServiceProcess } from './support/service-process.js';
 
 /** The Node.js the project pins as a development dependency (`node` on npm). */

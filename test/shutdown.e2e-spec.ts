@@ -3,15 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { freePort } from './support/free-port.js';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
-import { eventually } from './support/poll.js';
+import { freePort } from '../test-kit/free-port.mjs';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
+import { eventually } from '../test-kit/poll.js';
 import {
   connectError,
   parseResponse,
   RawConnection,
   type RawResponse,
-} from './support/raw-http.js';
+} from '../test-kit/raw-http.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TEST_TOKENS, TOKEN } from './support/tokens.js';
 

@@ -1,22 +1,17 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { inject } from 'vitest';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './support/free-port.js';
-import { newPlantJson, postPlant, send, uniqueId } from './support/http.js';
+import { freePort } from '../test-kit/free-port.mjs';
+import { connectError } from '../test-kit/raw-http.js';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { ServiceProcess } from './support/service-process.js';
 
-function portIsOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+/** Whether anything accepts connections on the port. */
+async function portIsOpen(port: number): Promise<boolean> {
+  return (await connectError(port)) === undefined;
 }
 
 describe('starting the built service (dist/main.js)', () => {

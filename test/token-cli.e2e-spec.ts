@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { type RunningApp, startApp } from './support/app.js';
-import { untilTokenAnswered } from './support/http.js';
+import { untilTokenAnswered } from './support/plants.js';
 
 const run = promisify(execFile);
 

@@ -9,14 +9,9 @@ import { MIGRATIONS } from '../src/database/migrations/index.js';
 import { NotifyApiTokenChanges1764000000000 } from '../src/database/migrations/1764000000000-notify-api-token-changes.js';
 import { DataSource } from 'typeorm';
 import { startApp } from './support/app.js';
-import {
-  errorBody,
-  newPlantJson,
-  postPlant,
-  send,
-  uniqueId,
-} from './support/http.js';
-import { eventually } from './support/poll.js';
+import { errorBody, send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
+import { eventually } from '../test-kit/poll.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { TOKEN } from './support/tokens.js';
 

@@ -45,7 +45,7 @@ export class MetricsService {
    * Load shedding's refusals, by the bound they met, counted by CreateAdmission as plain
    * numbers and added to plants_shed_total when it is read: under overload a refusal is
    * paid thousands of times a second, and a labelled counter's inc (it hashes its labels)
-   * added a few percent to it (bench/refusal-cost.mjs).
+   * added a few percent to it (bench/scenarios/refusal-cost.mjs).
    */
   readonly shedSinceRead: Record<ShedReason, number> = {
     concurrency: 0,

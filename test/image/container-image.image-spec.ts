@@ -2,10 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { parse, parseAllDocuments } from 'yaml';
-import { freePort } from '../support/free-port.js';
-import { newPlantJson, postPlant, send, uniqueId } from '../support/http.js';
-import { productionNodeFlags } from '../support/node-process.mjs';
-import { eventually } from '../support/poll.js';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { send } from '../support/http.js';
+import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
+import { productionNodeFlags } from '../../test-kit/node-process.mjs';
+import { eventually } from '../../test-kit/poll.js';
 import {
   startTestPostgres,
   type TestPostgres,

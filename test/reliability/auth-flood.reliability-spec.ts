@@ -1,18 +1,10 @@
 import { Agent, request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
+import { percentile } from '../../test-kit/percentile.mjs';
 import { Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
-import {
-  type RunningService,
-  startService,
-  TOKEN,
-} from './support/scenario.js';
-import { percentile } from './support/percentile.js';
+import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
 
 /** Index and table scans of api_tokens so far (PostgreSQL's statistics, flushed within 1-10 s). */
 async function tokenTableScans(databaseUrl: string): Promise<number> {
@@ -105,20 +97,10 @@ interface PhaseFigures {
 }
 
 describe('a flood of failed authentication', () => {
-  let postgres: TestPostgres;
-  let service: RunningService;
-
-  beforeAll(async () => {
-    postgres = await startTestPostgres('reliability-auth-flood');
-    service = await startService(postgres.url, {
-      // No periodic reload of the token store during the scenario: any scan of api_tokens
-      // below would be the flood's.
-      TOKEN_RESYNC_INTERVAL_MS: '600000',
-    });
-  });
-  afterAll(async () => {
-    await service.process.stop();
-    await postgres.stop();
+  const own = useServiceOnTestPostgres('reliability-auth-flood', {
+    // No periodic reload of the token store during the scenario: any scan of api_tokens
+    // below would be the flood's.
+    TOKEN_RESYNC_INTERVAL_MS: '600000',
   });
 
   async function phase(
@@ -126,6 +108,7 @@ describe('a flood of failed authentication', () => {
     range: number,
     token: () => string,
   ): Promise<PhaseFigures> {
+    const { postgres, service } = own;
     const ledger = new Ledger(`valid creates during ${name}`);
     const flood = startFlood(service.url, range, token);
     const valid = startLoad({
@@ -152,6 +135,7 @@ describe('a flood of failed authentication', () => {
     // Alternated, so that the machine's own noise falls on both sides alike.
     const control: PhaseFigures[] = [];
     const unknown: PhaseFigures[] = [];
+    const { postgres } = own;
     const scansBefore = await tokenTableScans(postgres.url);
     for (const round of [0, 1]) {
       control.push(

@@ -1,19 +1,11 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RawConnection } from '../support/raw-http.js';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
+import { RawConnection } from '../../test-kit/raw-http.js';
+import { percentile } from '../../test-kit/percentile.mjs';
 import { Ledger } from './support/ledger.js';
 import { nextId, sendPlant } from './support/load.js';
-import {
-  type RunningService,
-  startService,
-  TOKEN,
-} from './support/scenario.js';
-import { percentile } from './support/percentile.js';
+import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 
@@ -39,21 +31,12 @@ async function validClientLatencies(
 }
 
 describe('slow, idle and hostile clients', () => {
-  let postgres: TestPostgres;
-  let service: RunningService;
-
-  beforeAll(async () => {
-    postgres = await startTestPostgres('reliability-clients');
-    service = await startService(postgres.url, {
-      HTTP_HEADERS_TIMEOUT_MS: '2000',
-    });
-  });
-  afterAll(async () => {
-    await service.process.stop();
-    await postgres.stop();
+  const own = useServiceOnTestPostgres('reliability-clients', {
+    HTTP_HEADERS_TIMEOUT_MS: '2000',
   });
 
   it('cuts off clients trickling their headers, and keeps serving others meanwhile', async () => {
+    const { postgres, service } = own;
     const tricklers = await Promise.all(
       Array.from({ length: 20 }, () => RawConnection.open(service.port)),
     );
@@ -89,6 +72,7 @@ describe('slow, idle and hostile clients', () => {
   });
 
   it('keeps serving while hundreds of idle keep-alive connections stay open', async () => {
+    const { postgres, service } = own;
     const agent = new Agent({ keepAlive: true, maxSockets: 400 });
     const idle: Socket[] = [];
     // 300 connections that made one request and now sit idle, and 100 that never spoke.
@@ -128,6 +112,7 @@ describe('slow, idle and hostile clients', () => {
   });
 
   it('meets a brute force of wrong tokens with 429, and valid clients still get through', async () => {
+    const { postgres, service } = own;
     const before = await validClientLatencies(
       service.url,
       new Ledger('valid, before the burst'),

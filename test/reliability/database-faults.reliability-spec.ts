@@ -1,16 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
 import { Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
 import {
   recoveryTime,
   type RunningService,
-  startService,
+  type TestPostgres,
   TOKEN,
+  useServiceOnTestPostgres,
 } from './support/scenario.js';
 
 const CONCURRENCY = 8;
@@ -57,21 +54,14 @@ const loadOn = (service: RunningService, ledger: Ledger) =>
   });
 
 describe('database faults under load', () => {
-  let postgres: TestPostgres;
-  let service: RunningService;
-
-  beforeEach(async () => {
-    postgres = await startTestPostgres('reliability-db');
-    service = await startService(postgres.url, {
-      DATABASE_CONNECT_TIMEOUT_MS: '2000',
-    });
-  });
-  afterEach(async () => {
-    await service.process.stop();
-    await postgres.stop();
-  });
+  const own = useServiceOnTestPostgres(
+    'reliability-db',
+    { DATABASE_CONNECT_TIMEOUT_MS: '2000' },
+    { each: true },
+  );
 
   it('database killed (SIGKILL) mid-load: 503s within 3 s while down, nothing acknowledged is lost', async () => {
+    const { postgres, service } = own;
     const ledger = new Ledger('database killed mid-load');
     const load = loadOn(service, ledger);
     await sleep(1_500);
@@ -102,6 +92,7 @@ describe('database faults under load', () => {
   });
 
   it('database restarted cleanly under load: the pool reconnects, nothing acknowledged is lost', async () => {
+    const { postgres, service } = own;
     const ledger = new Ledger('database restarted cleanly under load');
     const load = loadOn(service, ledger);
     await sleep(1_500);
@@ -117,6 +108,7 @@ describe('database faults under load', () => {
   });
 
   it('connections severed from the database side (pg_terminate_backend): the pool recovers', async () => {
+    const { postgres, service } = own;
     const ledger = new Ledger('connections severed');
     const load = loadOn(service, ledger);
     const admin = new pg.Client({ connectionString: postgres.url });

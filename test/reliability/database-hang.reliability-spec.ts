@@ -1,16 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
 import { Ledger } from './support/ledger.js';
 import { sendPlant, startLoad } from './support/load.js';
 import {
   recoveryTime,
-  type RunningService,
-  startService,
   TOKEN,
+  useServiceOnTestPostgres,
 } from './support/scenario.js';
 
 const CLIENTS = 16;
@@ -65,20 +60,10 @@ async function storedIds(
 }
 
 describe('a hung database (every PostgreSQL process stopped)', () => {
-  let postgres: TestPostgres;
-  let service: RunningService;
-
-  beforeEach(async () => {
-    postgres = await startTestPostgres('reliability-hang');
-    service = await startService(postgres.url);
-  });
-  afterEach(async () => {
-    await postgres.resume();
-    await service.process.stop();
-    await postgres.stop();
-  });
+  const own = useServiceOnTestPostgres('reliability-hang', {}, { each: true });
 
   it('answers every request within 3 s (503, Retry-After), recovers within 5 s of waking, loses nothing', async () => {
+    const { postgres, service } = own;
     const ledger = new Ledger('database hung (SIGSTOP) under 16 clients');
     const load = startLoad({
       baseUrl: service.url,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eventually } from '../support/poll.js';
+import { eventually } from '../../test-kit/poll.js';
 import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
 import {
@@ -9,7 +9,7 @@ import {
   HaPostgres,
   type PatroniNode,
 } from './support/patroni.js';
-import { percentile } from './support/percentile.js';
+import { percentile } from '../../test-kit/percentile.mjs';
 import {
   type RunningService,
   startService,

@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import pg from 'pg';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
 import { printFigures } from './support/ledger.js';
 import { nextId } from './support/load.js';
-import {
-  type RunningService,
-  startService,
-  TOKEN,
-} from './support/scenario.js';
+import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
 
 // Reproduce a failure with FC_SEED=<seed printed by fast-check> npm run test:reliability.
 const SEED =
@@ -111,20 +103,21 @@ const idLiteral = fc.oneof(
 );
 
 describe('hostile input (fast-check, seeded)', () => {
-  let postgres: TestPostgres;
-  let service: RunningService;
   let db: pg.Client;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     process.stdout.write(
       `[reliability] hostile input: seed ${SEED}, ${RUNS} runs per property\n`,
     );
-    postgres = await startTestPostgres('reliability-hostile');
-    service = await startService(postgres.url);
-    db = new pg.Client({ connectionString: postgres.url });
+  });
+  // Its hooks run after the seed is printed, and it is stopped after the checks below.
+  const own = useServiceOnTestPostgres('reliability-hostile');
+  beforeAll(async () => {
+    db = new pg.Client({ connectionString: own.postgres.url });
     await db.connect();
   });
   afterAll(async () => {
+    const { service } = own;
     printFigures({
       scenario: 'hostile input',
       sent,
@@ -139,14 +132,13 @@ describe('hostile input (fast-check, seeded)', () => {
     // Invariant: never a crash. The process is still there and still healthy.
     expect(service.process.isRunning).toBe(true);
     expect((await fetch(`${service.url}/health/ready`)).status).toBe(200);
-    await service.process.stop();
-    await postgres.stop();
   });
 
   let accepted = 0;
   const usedIds = new Set<string>();
 
   it('stores every valid NewPlant exactly, whatever its text and extra keys', async () => {
+    const { service } = own;
     await fc.assert(
       fc.asyncProperty(
         idLiteral,
@@ -206,6 +198,7 @@ describe('hostile input (fast-check, seeded)', () => {
   });
 
   it('answers any JSON value with 200, 400 or 409 and a well-formed body', async () => {
+    const { service } = own;
     await fc.assert(
       fc.asyncProperty(fc.jsonValue({ maxDepth: 6 }), async (value) => {
         const answer = await post(
@@ -221,6 +214,7 @@ describe('hostile input (fast-check, seeded)', () => {
   });
 
   it('answers random bytes, whatever the content type, without a 5xx', async () => {
+    const { service } = own;
     await fc.assert(
       fc.asyncProperty(
         fc.uint8Array({ maxLength: 4096 }),
@@ -246,6 +240,7 @@ describe('hostile input (fast-check, seeded)', () => {
   });
 
   it('answers numbers at and past every int64 edge exactly', async () => {
+    const { service } = own;
     const edges = [INT64_MIN, INT64_MAX, 0n, 2n ** 53n];
     await fc.assert(
       fc.asyncProperty(
@@ -275,6 +270,7 @@ describe('hostile input (fast-check, seeded)', () => {
   });
 
   it('answers huge and deeply nested documents with 400 or 413, never a crash', async () => {
+    const { service } = own;
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 200_000 }),
@@ -294,6 +290,7 @@ describe('hostile input (fast-check, seeded)', () => {
   });
 
   it('answers complete NewPlants nested 65 to 8,000 levels deep under any key with 400 or 413', async () => {
+    const { service } = own;
     const nesting = {
       arrays: ['[', ']'],
       objects: ['{"a":', '}'],
@@ -328,6 +325,7 @@ describe('hostile input (fast-check, seeded)', () => {
   });
 
   it('answers duplicate keys with different values with 400', async () => {
+    const { service } = own;
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('id', 'name', 'tag'),
@@ -347,6 +345,7 @@ describe('hostile input (fast-check, seeded)', () => {
   });
 
   it('answers wrong and missing headers with 401, 413 or 415, never a 5xx', async () => {
+    const { service } = own;
     await fc.assert(
       fc.asyncProperty(
         fc.option(

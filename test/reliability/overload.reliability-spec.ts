@@ -1,22 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Environment } from '../../src/config/environment.js';
-import { samplePeakRss } from '../support/peak-rss.mjs';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
+import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
+import { percentile } from '../../test-kit/percentile.mjs';
 import { type Figures, Ledger } from './support/ledger.js';
 import {
   type OpenLoadFigures,
   runOpenLoad,
   startLoad,
 } from './support/load.js';
-import { percentile } from './support/percentile.js';
-import {
-  type RunningService,
-  startService,
-  TOKEN,
-} from './support/scenario.js';
+import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
 
 const WARM_UP_MS = 6_000;
 const OPEN_WARM_UP_MS = 2_000;
@@ -131,20 +123,11 @@ const sum = (values: number[]): number =>
   values.reduce((total, value) => total + value, 0);
 
 describe('overload: an open loop at twice the measured capacity', () => {
-  let postgres: TestPostgres;
-  let service: RunningService;
-
-  beforeAll(async () => {
-    postgres = await startTestPostgres('reliability-overload');
-    // The defaults: what is checked is what a deployment gets without tuning.
-    service = await startService(postgres.url);
-  });
-  afterAll(async () => {
-    await service?.process.stop();
-    await postgres?.stop();
-  });
+  // The defaults: what is checked is what a deployment gets without tuning.
+  const own = useServiceOnTestPostgres('reliability-overload');
 
   it(`answers ordinary closed loops (64 clients, and as many as CREATE_CONCURRENCY_LIMIT + CREATE_WAITING_LIMIT) without a single 503, and sheds the excess of twice what 64 clients get, ${ROUNDS} times: every answer within 10 s, p99 <= 1 s, >= 0.8x the creates, bounded memory`, async () => {
+    const { postgres, service } = own;
     const pid = service.process.pid;
     if (pid === undefined) throw new Error('The service has no process id.');
     // The first requests compile and fill caches: not part of any figure. Production's

@@ -1,7 +1,3 @@
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
 import { Balancer, ensureHaproxy } from './support/haproxy.js';
 import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
@@ -9,6 +5,7 @@ import {
   type RunningService,
   startService,
   TOKEN,
+  useTestPostgres,
 } from './support/scenario.js';
 
 // Longer than HAProxy's inter x fall (1 s, docker/haproxy/haproxy.cfg), with room for a
@@ -35,19 +32,17 @@ function clientErrors(ledger: Ledger): Record<string, number> {
 }
 
 describe('scale-out: two replicas behind HAProxy', () => {
-  let postgres: TestPostgres;
   let haproxy: string;
 
   beforeAll(async () => {
     haproxy = await ensureHaproxy();
-    postgres = await startTestPostgres('reliability-scale-out');
   }, 360_000);
-  afterAll(() => postgres?.stop());
+  const own = useTestPostgres('reliability-scale-out');
 
   async function startReplicas(): Promise<RunningService[]> {
     return Promise.all([
-      startService(postgres.url, REPLICA_SETTINGS),
-      startService(postgres.url, REPLICA_SETTINGS),
+      startService(own.postgres.url, REPLICA_SETTINGS),
+      startService(own.postgres.url, REPLICA_SETTINGS),
     ]);
   }
 
@@ -73,7 +68,7 @@ describe('scale-out: two replicas behind HAProxy', () => {
         exitCodes.push(await replica.process.exitCode());
         await balancer.untilServers('DOWN', `replica${index + 1}`);
         replicas[index] = await startService(
-          postgres.url,
+          own.postgres.url,
           REPLICA_SETTINGS,
           replica.port,
         );
@@ -86,7 +81,7 @@ describe('scale-out: two replicas behind HAProxy', () => {
       await Promise.all(replicas.map((replica) => replica.process.stop()));
     }
 
-    const figures = await ledger.verify(postgres.url);
+    const figures = await ledger.verify(own.postgres.url);
     process.stdout.write(
       `[reliability] rolling restart: client errors ${JSON.stringify(clientErrors(ledger))}, replica exit codes ${JSON.stringify(exitCodes)}\n`,
     );
@@ -118,7 +113,7 @@ describe('scale-out: two replicas behind HAProxy', () => {
       await balancer.untilServers('DOWN', 'replica1');
       await ledger.acknowledgedMore(LOAD_UNDER_WAY);
       replicas[0] = await startService(
-        postgres.url,
+        own.postgres.url,
         REPLICA_SETTINGS,
         replicas[0].port,
       );
@@ -130,7 +125,7 @@ describe('scale-out: two replicas behind HAProxy', () => {
       await Promise.all(replicas.map((replica) => replica.process.stop()));
     }
 
-    const figures = await ledger.verify(postgres.url);
+    const figures = await ledger.verify(own.postgres.url);
     process.stdout.write(
       `[reliability] replica killed: client errors ${JSON.stringify(clientErrors(ledger))}\n`,
     );

@@ -1,26 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
 import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
 import { nextId, sendPlant, startLoad } from './support/load.js';
-import { recoveryTime, startService, TOKEN } from './support/scenario.js';
+import {
+  recoveryTime,
+  startService,
+  TOKEN,
+  useTestPostgres,
+} from './support/scenario.js';
 
 // A request sent on a connection the server closed, or never accepted, gets no answer: that
 // is not a lost plant. A response cut short after it began would be a broken promise.
 const NOT_ACCEPTED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
 
 describe('service faults under load', () => {
-  let postgres: TestPostgres;
-
-  beforeAll(async () => {
-    postgres = await startTestPostgres('reliability-service');
-  });
-  afterAll(() => postgres.stop());
+  const own = useTestPostgres('reliability-service');
 
   it('service killed (SIGKILL) mid-load and started again: nothing acknowledged is lost', async () => {
-    const first = await startService(postgres.url);
+    const first = await startService(own.postgres.url);
     const ledger = new Ledger('service killed mid-load');
     const load = startLoad({
       baseUrl: first.url,
@@ -33,7 +29,7 @@ describe('service faults under load', () => {
     first.process.signal('SIGKILL');
     await first.process.exitCode();
     await sleep(500);
-    const second = await startService(postgres.url, {}, first.port);
+    const second = await startService(own.postgres.url, {}, first.port);
     try {
       const recoveredIn = await recoveryTime(second.url);
       await ledger.acknowledgedMore(LOAD_UNDER_WAY);
@@ -42,7 +38,7 @@ describe('service faults under load', () => {
         `[reliability] service killed: answering again ${recoveredIn} ms after its restart\n`,
       );
 
-      const figures = await ledger.verify(postgres.url);
+      const figures = await ledger.verify(own.postgres.url);
       expect(figures.acknowledged).toBeGreaterThan(0);
       expect(figures.lost).toBe(0);
       expect(figures.duplicated).toBe(0);
@@ -59,7 +55,7 @@ describe('service faults under load', () => {
   it.each([1, 2])(
     'graceful stop mid-load, SIGTERM sent %i time(s): every request taken gets a whole answer, exit 0',
     async (signals) => {
-      const service = await startService(postgres.url, {
+      const service = await startService(own.postgres.url, {
         SHUTDOWN_TIMEOUT_MS: '10000',
         // Still serving (readiness 503) for 2 s after the signal: long enough that the
         // second SIGTERM, sent once the drain's start is seen in the output (polled every
@@ -89,7 +85,7 @@ describe('service faults under load', () => {
       expect(await service.process.exitCode()).toBe(0);
       await load.stop();
 
-      const figures = await ledger.verify(postgres.url);
+      const figures = await ledger.verify(own.postgres.url);
       const unanswered = ledger.attempts.flatMap(({ outcome }) =>
         outcome.kind === 'no-answer' ? [outcome.error] : [],
       );
@@ -114,8 +110,8 @@ describe('service faults under load', () => {
       INSERT_QUEUE_WAIT_MS: '60000',
     };
     const [a, b] = await Promise.all([
-      startService(postgres.url, patient),
-      startService(postgres.url, patient),
+      startService(own.postgres.url, patient),
+      startService(own.postgres.url, patient),
     ]);
     try {
       const ledger = new Ledger('two instances, one database');
@@ -168,7 +164,7 @@ describe('service faults under load', () => {
       for (const id of contested) expect(statusesFor(id)).toEqual([200, 409]);
       for (const id of identical) expect(statusesFor(id)).toEqual([200, 200]);
 
-      const figures = await ledger.verify(postgres.url);
+      const figures = await ledger.verify(own.postgres.url);
       expect(figures.indeterminate).toBe(0);
       expect(figures.lost).toBe(0);
       expect(figures.duplicated).toBe(0);

@@ -4,16 +4,13 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { TOKEN_SYNC_APPLICATION_NAME } from '../../src/auth/active-tokens.store.js';
 import { hashToken } from '../../src/auth/token-hash.js';
-import {
-  startTestPostgres,
-  type TestPostgres,
-} from '../support/test-postgres.js';
 import { Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
 import {
   type RunningService,
   startService,
   TOKEN,
+  useTestPostgres,
 } from './support/scenario.js';
 
 /** The promise (docs/tokens.md): a change reaches every replica within this. */
@@ -110,12 +107,12 @@ function tokenCli(
 const ms = (value: number) => Math.max(0, Math.round(value));
 
 describe('a token created or revoked, on two instances under load', () => {
-  let postgres: TestPostgres;
+  const own = useTestPostgres('reliability-token-sync');
   let services: RunningService[];
   let sql: pg.Client;
 
   beforeAll(async () => {
-    postgres = await startTestPostgres('reliability-token-sync');
+    const { postgres } = own;
     services = [];
     for (let index = 0; index < 2; index += 1)
       services.push(
@@ -129,7 +126,6 @@ describe('a token created or revoked, on two instances under load', () => {
   afterAll(async () => {
     await sql?.end();
     for (const service of services ?? []) await service.process.stop();
-    await postgres?.stop();
   });
 
   /** Both instances under closed-loop creates while `scenario` runs; then the ledger. */
@@ -147,7 +143,7 @@ describe('a token created or revoked, on two instances under load', () => {
       return await scenario();
     } finally {
       for (const load of loads) await load.stop();
-      const figures = await ledger.verify(postgres.url);
+      const figures = await ledger.verify(own.postgres.url);
       expect(figures.acknowledged).toBeGreaterThan(0);
       expect(figures.lost).toBe(0);
       expect(figures.duplicated).toBe(0);
@@ -162,7 +158,7 @@ describe('a token created or revoked, on two instances under load', () => {
       for (let round = 0; round < ROUNDS; round += 1) {
         const name = `sync-${round}-${Date.now()}`;
         const create = tokenCli(
-          postgres.url,
+          own.postgres.url,
           ['create', '--name', name],
           /^pst_/,
         );
@@ -181,7 +177,7 @@ describe('a token created or revoked, on two instances under load', () => {
         const polls = services.map((service) =>
           whenAccepted(service.url, token, false, performance.now() + 30_000),
         );
-        const revoke = tokenCli(postgres.url, ['revoke', name], /^Revoked/);
+        const revoke = tokenCli(own.postgres.url, ['revoke', name], /^Revoked/);
         const refusedAt = await Promise.all(polls);
         const { at: revokedAt } = await revoke.reported;
         const exitedAt = await revoke.exited;

@@ -1,31 +1,41 @@
 import { type RunningApp, startApp } from './app.js';
 import { startTestPostgres, type TestPostgres } from './test-postgres.js';
 
-export interface ServiceOnOwnPostgres {
+/** A service a describe block runs on its own PostgreSQL: how it starts, how it stops. */
+export interface ServiceOn<S> {
+  start(databaseUrl: string): Promise<S>;
+  stop(service: S): Promise<unknown>;
+}
+
+export interface OwnPostgres<S> {
   readonly postgres: TestPostgres;
-  readonly service: RunningApp;
+  readonly service: S;
 }
 
 /**
- * The service on a PostgreSQL of its own, for a describe block whose tests pause or stop
- * their database: started before its tests, and after them resumed (should a test have
- * left it paused), closed and removed. Read the properties inside tests, not before.
+ * For a describe block whose tests pause, stop or crash their database: a PostgreSQL of its
+ * own, with `service` on it if given, started before its tests (before each test, with
+ * `each`), and after them resumed (should a test have left it paused: a hung database holds
+ * a service's drain), the service stopped, the database stopped and removed. Read the
+ * properties inside tests and hooks, not before.
  */
-export function useServiceOnOwnPostgres(
+export function useOwnPostgres<S>(
   name: string,
-  settings: Record<string, string> = {},
-  app: Parameters<typeof startApp>[1] = {},
-): ServiceOnOwnPostgres {
+  service?: ServiceOn<S>,
+  { each = false }: { each?: boolean } = {},
+): OwnPostgres<S> {
   let postgres: TestPostgres | undefined;
-  let service: RunningApp | undefined;
-  beforeAll(async () => {
+  let running: S | undefined;
+  (each ? beforeEach : beforeAll)(async () => {
     postgres = await startTestPostgres(name);
-    service = await startApp({ DATABASE_URL: postgres.url, ...settings }, app);
+    running = await service?.start(postgres.url);
   });
-  afterAll(async () => {
+  (each ? afterEach : afterAll)(async () => {
     await postgres?.resume();
-    await service?.close();
+    if (running !== undefined) await service?.stop(running);
     await postgres?.stop();
+    postgres = undefined;
+    running = undefined;
   });
   const started = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`${what} is not started yet`);
@@ -36,7 +46,19 @@ export function useServiceOnOwnPostgres(
       return started(postgres, 'The test PostgreSQL');
     },
     get service() {
-      return started(service, 'The service');
+      return started(running, 'The service');
     },
   };
+}
+
+/** The service, in this process as the e2e tests run it, on a PostgreSQL of its own. */
+export function useServiceOnOwnPostgres(
+  name: string,
+  settings: Record<string, string> = {},
+  app: Parameters<typeof startApp>[1] = {},
+): OwnPostgres<RunningApp> {
+  return useOwnPostgres(name, {
+    start: (url) => startApp({ DATABASE_URL: url, ...settings }, app),
+    stop: (service) => service.close(),
+  });
 }

@@ -4,7 +4,7 @@ import {
   type NodeProcessOptions,
   productionNodeFlags,
   startNodeProcess,
-} from './node-process.mjs';
+} from '../../test-kit/node-process.mjs';
 
 /**
  * The built service (`npm run build`) as its own process, the way start:prod runs it: with

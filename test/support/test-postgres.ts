@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddedPostgresServer } from '../../src/database/embedded-postgres.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../../test-kit/free-port.mjs';
 
 export interface TestPostgres {
   url: string;

@@ -2,8 +2,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../support/free-port.js';
-import { eventually } from '../../support/poll.js';
+import { freePort } from '../../../test-kit/free-port.mjs';
+import { eventually } from '../../../test-kit/poll.js';
 
 /** The one HAProxy configuration: docker/compose.yaml's scale profile uses it too. */
 export const HAPROXY_CONFIG = resolve('docker/haproxy/haproxy.cfg');

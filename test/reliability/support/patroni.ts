@@ -4,8 +4,8 @@ import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from '../../support/free-port.js';
-import { eventually } from '../../support/poll.js';
+import { freePort } from '../../../test-kit/free-port.mjs';
+import { eventually } from '../../../test-kit/poll.js';
 import { Balancer, ensureHaproxy } from './haproxy.js';
 
 /** The HAProxy configuration for Patroni that docs/ha-postgres.md describes. */

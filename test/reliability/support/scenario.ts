@@ -1,11 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../support/free-port.js';
+import { freePort } from '../../../test-kit/free-port.mjs';
 import { ServiceProcess } from '../../support/service-process.js';
+import {
+  type OwnPostgres,
+  useOwnPostgres,
+} from '../../support/own-postgres.js';
+import type { TestPostgres } from '../../support/test-postgres.js';
 import { TEST_TOKENS, TOKEN } from '../../support/tokens.js';
 import { Ledger } from './ledger.js';
 import { sendPlant } from './load.js';
 
-export { TOKEN };
+export { TOKEN, type TestPostgres };
 
 export interface RunningService {
   process: ServiceProcess;
@@ -32,6 +37,30 @@ export async function startService(
   const url = `http://127.0.0.1:${chosen}`;
   await untilReady(service, url);
   return { process: service, port: chosen, url };
+}
+
+/** A PostgreSQL of its own for a describe block (test/support/own-postgres.ts). */
+export function useTestPostgres(
+  name: string,
+  lifetime: { each?: boolean } = {},
+): { readonly postgres: TestPostgres } {
+  return useOwnPostgres<never>(name, undefined, lifetime);
+}
+
+/** The same with the built service on it, as a process (startService with `settings`). */
+export function useServiceOnTestPostgres(
+  name: string,
+  settings: Record<string, string> = {},
+  lifetime: { each?: boolean } = {},
+): OwnPostgres<RunningService> {
+  return useOwnPostgres(
+    name,
+    {
+      start: (url) => startService(url, settings),
+      stop: (service) => service.process.stop(),
+    },
+    lifetime,
+  );
 }
 
 async function untilReady(service: ServiceProcess, url: string): Promise<void> {

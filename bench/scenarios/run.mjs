@@ -4,11 +4,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { closedLoop } from './closed-loop.mjs';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { productionNodeFlags } from '../../test-kit/node-process.mjs';
+import { commandLine } from '../lib/cli.mjs';
+import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
 import {
   countPresent,
   checkpoint,
@@ -22,42 +23,26 @@ import {
   tableExists,
   tableSize,
   waitForQuiet,
-} from './database.mjs';
-import { openLoop } from './open-loop.mjs';
-import { pgbench, pgbenchVersion } from './pgbench.mjs';
+} from '../lib/database.mjs';
+import { machineTicks, waitForIdleMachine } from '../lib/machine.mjs';
+import { openLoop } from '../lib/open-loop.mjs';
+import { BASELINE_SERVER, BENCH, RESULTS, ROOT } from '../lib/paths.mjs';
+import { pgbench, pgbenchVersion } from '../lib/pgbench.mjs';
+import { formatReport, writeResults } from '../lib/report.mjs';
+import { runtimeOf, serviceArgs, startServer } from '../lib/servers.mjs';
+import { summarize } from '../lib/stats.mjs';
 import {
-  freePort,
   highWaterMb,
-  machineTicks,
-  measuredClosedLoop,
   postmasterOf,
-  productionNodeFlags,
-  runtimeOf,
-  serverEnv,
   setPostmasterPid,
-  startServer,
-  waitForIdleMachine,
   watch,
-} from './processes.mjs';
-import { formatReport, writeResults } from './report.mjs';
-import { summarize } from './stats.mjs';
-import { createWorkload, newToken } from './workload.mjs';
+} from '../lib/usage.mjs';
+import { createWorkload, newToken } from '../lib/workload.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(BENCH);
-
-const { values: flags } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    runs: { type: 'string' },
-    'skip-preload': { type: 'boolean', default: false },
-    'skip-build': { type: 'boolean', default: false },
-    'cpu-prof': { type: 'boolean', default: false },
-    ids: { type: 'string', default: 'random' },
-    'idle-wait': { type: 'string' },
-    note: { type: 'string' },
-    help: { type: 'boolean', default: false },
-  },
+const flags = commandLine({
+  numbers: { runs: undefined, 'idle-wait': undefined },
+  flags: ['quick', 'skip-preload', 'skip-build', 'cpu-prof', 'help'],
+  strings: { ids: 'random', note: undefined },
 });
 
 if (flags.help) {
@@ -81,7 +66,7 @@ embedded PostgreSQL in a temporary directory.
 
 const quick = flags.quick;
 const options = {
-  runs: Number(flags.runs ?? (quick ? 1 : 3)),
+  runs: flags.runs ?? (quick ? 1 : 3),
   warmupSeconds: quick ? 1 : 3,
   seconds: quick ? 3 : 10,
   openWarmupSeconds: quick ? 1 : 3,
@@ -96,7 +81,7 @@ const options = {
       ? [1_000_000]
       : [1_000_000, 10_000_000],
   ids: flags.ids,
-  idleWaitSeconds: Number(flags['idle-wait'] ?? (quick ? 5 : 10)),
+  idleWaitSeconds: flags['idle-wait'] ?? (quick ? 5 : 10),
   note: flags.note,
 };
 if (!['random', 'sequential'].includes(options.ids))
@@ -145,46 +130,39 @@ async function busyOverOneSecond() {
   return (after.busy - before.busy) / (after.total - before.total);
 }
 
-const serviceArgs = () => [
-  ...productionNodeFlags(ROOT),
-  ...(flags['cpu-prof']
-    ? ['--cpu-prof', '--cpu-prof-dir', join(BENCH, 'results', 'profiles')]
-    : []),
-  join(ROOT, 'dist/main.js'),
-];
+// Profiling slows the service: the figures of such a run are not comparable.
+const cpuProfile = flags['cpu-prof']
+  ? ['--cpu-prof', '--cpu-prof-dir', join(RESULTS, 'profiles')]
+  : [];
 
 /**
  * The service as production runs it: the built main.js, production mode, production
  * logging (its default level: a JSON line per request), written to a file as a log
  * shipper would read it, not through a pipe this process would have to drain.
  */
-async function startService({ databaseUrl, token, embedded }) {
-  const port = await freePort();
-  const env = serverEnv(port, { API_TOKENS: token });
-  delete env.DATABASE_URL;
-  if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;
-  if (embedded !== undefined) {
-    env.DATA_DIR = embedded.dataDir;
-    env.EMBEDDED_DATABASE_PORT = String(embedded.port);
-  }
-  delete env.LOG_LEVEL;
+function startService({ databaseUrl, token, embedded }) {
   return startServer({
     name: 'service',
-    args: serviceArgs(),
-    env,
-    port,
-    logFile: join(BENCH, 'results', 'service.log'),
+    args: serviceArgs(cpuProfile),
+    env: {
+      API_TOKENS: token,
+      // Unset: the service starts its own embedded database, in `embedded`'s directory.
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: undefined,
+      ...(embedded && {
+        DATA_DIR: embedded.dataDir,
+        EMBEDDED_DATABASE_PORT: String(embedded.port),
+      }),
+    },
+    logFile: join(RESULTS, 'service.log'),
   });
 }
 
-async function startBaseline({ databaseUrl, token }) {
-  const port = await freePort();
-  const env = serverEnv(port, { DATABASE_URL: databaseUrl, API_TOKENS: token });
+function startBaseline({ databaseUrl, token }) {
   return startServer({
     name: 'baseline',
-    args: [join(BENCH, 'baseline-server.mjs')],
-    env,
-    port,
+    args: [BASELINE_SERVER],
+    env: { DATABASE_URL: databaseUrl, API_TOKENS: token },
   });
 }
 
@@ -193,19 +171,9 @@ async function startBaseline({ databaseUrl, token }) {
  * otherwise must have written nothing; a request with no answer (in flight when a closed
  * loop stopped, or lost) may or may not have; and no other row may appear.
  */
-async function check(
-  pool,
-  {
-    rowsBefore,
-    okIds,
-    failedIds,
-    lostIds,
-    statuses,
-    wrongAnswers,
-    socketErrors,
-    timeouts,
-  },
-) {
+async function check(pool, rowsBefore, answers) {
+  const { okIds, failedIds, lostIds, statuses } = answers;
+  const { wrongAnswers, socketErrors, timeouts } = answers;
   const rowsAdded = (await countRows(pool)) - rowsBefore;
   const missing = okIds.length - (await countPresent(pool, okIds));
   const writtenForFailures = await countPresent(pool, failedIds);
@@ -280,17 +248,7 @@ async function closedScenario(ctx, server, connections, { fresh = true } = {}) {
   );
   await waitForQuiet(ctx.pool);
   const latency = summarize(run.latencies);
-  const sum = (field) => warm[field] + run[field];
-  const verdict = await check(ctx.pool, {
-    rowsBefore,
-    okIds: [...warm.okIds, ...run.okIds],
-    failedIds: [...warm.failedIds, ...run.failedIds],
-    lostIds: [...warm.lostIds, ...run.lostIds],
-    statuses: mergeCounts(warm.statuses, run.statuses),
-    wrongAnswers: sum('wrongAnswers'),
-    socketErrors: sum('socketErrors'),
-    timeouts: sum('timeouts'),
-  });
+  const verdict = await check(ctx.pool, rowsBefore, combined(warm, run));
   const result = {
     connections,
     rps: run.okIds.length / run.seconds,
@@ -325,16 +283,7 @@ async function openScenario(ctx, server, rate) {
   const usage = watcher.stop();
   await waitForQuiet(ctx.pool);
   const served = run.latency.count;
-  const verdict = await check(ctx.pool, {
-    rowsBefore: 0,
-    okIds: run.okIds,
-    failedIds: run.failedIds,
-    lostIds: run.lostIds,
-    statuses: run.statuses,
-    wrongAnswers: run.wrongAnswers,
-    socketErrors: run.socketErrors,
-    timeouts: run.timeouts,
-  });
+  const verdict = await check(ctx.pool, 0, run);
   const result = {
     rate,
     rps: run.okRate,
@@ -372,6 +321,20 @@ async function settle() {
       `waited ${(waitedMs / 1000).toFixed(0)} s for the machine to calm down (now ${(busy * 100).toFixed(0)}% busy)`,
     );
   return { busyBefore: busy };
+}
+
+/** The answers of two windows on one table (a warm-up and its measured window) as one. */
+function combined(a, b) {
+  const sum = (field) => a[field] + b[field];
+  return {
+    okIds: [...a.okIds, ...b.okIds],
+    failedIds: [...a.failedIds, ...b.failedIds],
+    lostIds: [...a.lostIds, ...b.lostIds],
+    statuses: mergeCounts(a.statuses, b.statuses),
+    wrongAnswers: sum('wrongAnswers'),
+    socketErrors: sum('socketErrors'),
+    timeouts: sum('timeouts'),
+  };
 }
 
 function mergeCounts(a, b) {
@@ -471,7 +434,7 @@ async function startPair(ctx) {
     baseline: runtimeOf(baseline.pid),
   };
   log(
-    `service on ${ctx.runtimes.service} (node ${serviceArgs().slice(0, -1).join(' ')} dist/main.js), baseline on ${ctx.runtimes.baseline}`,
+    `service on ${ctx.runtimes.service} (node ${serviceArgs(cpuProfile).slice(0, -1).join(' ')} dist/main.js), baseline on ${ctx.runtimes.baseline}`,
   );
   return { service, baseline };
 }
@@ -575,11 +538,11 @@ async function main() {
       stdio: ['ignore', 2, 2],
     });
   }
-  await mkdir(join(BENCH, 'results'), { recursive: true });
+  await mkdir(RESULTS, { recursive: true });
   // The service's request log of this run only (hundreds of MB for a full run).
-  await writeFile(join(BENCH, 'results', 'service.log'), '');
+  await writeFile(join(RESULTS, 'service.log'), '');
 
-  const database = await openDatabase({ root: ROOT, log });
+  const database = await openDatabase(log);
   cleanups.push(() => database.close());
   const pool = harnessPool(database.url);
   cleanups.push(() => pool.end());
@@ -634,7 +597,7 @@ async function main() {
   await writeResults(join(BENCH, 'RESULTS.md'), report);
   // Every figure of the run, for whoever wants more than the table (not committed).
   await writeFile(
-    join(BENCH, 'results', 'latest.json'),
+    join(RESULTS, 'latest.json'),
     JSON.stringify(results, null, 2),
   );
   log('written to bench/RESULTS.md and bench/results/latest.json');

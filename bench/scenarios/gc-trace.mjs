@@ -5,37 +5,25 @@
 // generation) and the full collections. Objects that outlive two scavenges are promoted,
 // and promoted garbage is what full collections, the open loop's tail, are made of.
 //
-//   node bench/gc-trace.mjs [--rate 3000] [--seconds 10] [--runs 1] [-- node flags...]
+//   node bench/scenarios/gc-trace.mjs [--rate 3000] [--seconds 10] [--runs 1] [-- node flags...]
 import { mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { emptyTable, harnessPool, openDatabase } from './database.mjs';
-import { openLoop } from './open-loop.mjs';
-import {
-  freePort,
-  productionNodeFlags,
-  runtimeOf,
-  serverEnv,
-  startServer,
-} from './processes.mjs';
-import { median } from './stats.mjs';
-import { createWorkload, newToken } from './workload.mjs';
+import { commandLine, logger } from '../lib/cli.mjs';
+import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
+import { openLoop } from '../lib/open-loop.mjs';
+import { RESULTS } from '../lib/paths.mjs';
+import { runtimeOf, serviceArgs, startServer } from '../lib/servers.mjs';
+import { median } from '../lib/stats.mjs';
+import { createWorkload, newToken } from '../lib/workload.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(BENCH);
 // The request log and V8's trace share stdout; both go here (not committed).
-const SERVICE_LOG = join(BENCH, 'results', 'gc-trace-service.log');
+const SERVICE_LOG = join(RESULTS, 'gc-trace-service.log');
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    rate: { type: 'string', default: '3000' },
-    seconds: { type: 'string', default: '10' },
-    runs: { type: 'string', default: '1' },
-  },
+const options = commandLine({
+  numbers: { rate: 3000, seconds: 10, runs: 1 },
+  rest: true,
 });
-const log = (message) => process.stderr.write(`[gc-trace] ${message}\n`);
+const log = logger('gc-trace');
 
 /** The name=value pairs of one --trace-gc-nvp line (gc=s: a scavenge, gc=mc: a full one). */
 function traceEvent(line) {
@@ -73,36 +61,32 @@ function collections(lines) {
 }
 
 async function main() {
-  const database = await openDatabase({ root: ROOT, log });
+  const database = await openDatabase(log);
   const pool = harnessPool(database.url);
   const token = newToken();
-  const port = await freePort();
-  const flags = [
-    ...productionNodeFlags(ROOT),
-    '--trace-gc-nvp',
-    ...positionals,
-  ];
+  const args = serviceArgs(['--trace-gc-nvp', ...options.rest]);
   let service;
   try {
     await mkdir(dirname(SERVICE_LOG), { recursive: true });
     await open(SERVICE_LOG, 'w').then((file) => file.close());
     service = await startServer({
       name: 'service',
-      args: [...flags, join(ROOT, 'dist/main.js')],
-      port,
-      env: serverEnv(port, { DATABASE_URL: database.url, API_TOKENS: token }),
+      args,
+      env: { DATABASE_URL: database.url, API_TOKENS: token },
       logFile: SERVICE_LOG,
     });
-    log(`service on ${runtimeOf(service.pid)} with ${flags.join(' ')}`);
-    for (let run = 1; run <= Number(values.runs); run += 1) {
+    log(
+      `service on ${runtimeOf(service.pid)} with ${args.slice(0, -1).join(' ')}`,
+    );
+    for (let run = 1; run <= options.runs; run += 1) {
       await emptyTable(pool);
       let measuredFrom = 0;
       const result = await openLoop({
         url: service.url,
         token,
         workload: createWorkload(),
-        rate: Number(values.rate),
-        seconds: Number(values.seconds),
+        rate: options.rate,
+        seconds: options.seconds,
         warmupSeconds: 3,
         onMeasureStart: () =>
           stat(SERVICE_LOG).then(({ size }) => (measuredFrom = size)),
@@ -113,7 +97,7 @@ async function main() {
       );
       const { p50, p99, p999 } = result.latency;
       process.stdout.write(
-        `run ${run}: ${result.achievedRate.toFixed(0)}/s of ${values.rate}/s, ` +
+        `run ${run}: ${result.achievedRate.toFixed(0)}/s of ${options.rate}/s, ` +
           `p50/p99/p99.9 ${p50.toFixed(2)}/${p99.toFixed(1)}/${p999.toFixed(1)} ms; ` +
           `${gc.scavenges} scavenges (median pause ${gc.scavengePauseMs.toFixed(1)} ms, ` +
           `promoted ${gc.promotedKb.toFixed(0)} kB, survived ${gc.survivedKb.toFixed(0)} kB), ` +

@@ -7,53 +7,41 @@
 // The service runs with the Node flags of `npm run start:prod`, then any given after `--`;
 // `--no-production-flags` leaves the former out.
 //
-//   node bench/quick-check.mjs [--connections 64] [--seconds 10] [--runs 2]
+//   node bench/scenarios/quick-check.mjs [--connections 64] [--seconds 10] [--runs 2]
 //                              [--no-production-flags] [--versus SPEC] [-- node flags...]
-//   LOG_LEVEL=warn node bench/quick-check.mjs -- --max-old-space-size=160
+//   LOG_LEVEL=warn node bench/scenarios/quick-check.mjs -- --max-old-space-size=160
 //
 // --versus adds a second service, B, measured in the same rounds (the order of the two
 // alternates) and compared with the first, A: for changes smaller than the noise between
 // single checks. SPEC is "node flags|build directory", either part optional:
-//   node bench/quick-check.mjs --runs 5 '--versus=--max-semi-space-size=32 --heap-growing-percent=50'
-//   node bench/quick-check.mjs --runs 5 '--versus=|/tmp/other-build/dist'
+//   node bench/scenarios/quick-check.mjs --runs 5 '--versus=--max-semi-space-size=32 --heap-growing-percent=50'
+//   node bench/scenarios/quick-check.mjs --runs 5 '--versus=|/tmp/other-build/dist'
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { closedLoop } from './closed-loop.mjs';
-import { emptyTable, harnessPool, openDatabase } from './database.mjs';
-import {
-  freePort,
-  highWaterMb,
-  measuredClosedLoop,
-  productionNodeFlags,
-  runtimeOf,
-  serverEnv,
-  startServer,
-} from './processes.mjs';
-import { median, summarize } from './stats.mjs';
-import { createWorkload, newToken } from './workload.mjs';
+import { productionNodeFlags } from '../../test-kit/node-process.mjs';
+import { commandLine, logger } from '../lib/cli.mjs';
+import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
+import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
+import { BASELINE_SERVER, RESULTS, ROOT, SERVICE_MAIN } from '../lib/paths.mjs';
+import { runtimeOf, startServer } from '../lib/servers.mjs';
+import { median, summarize } from '../lib/stats.mjs';
+import { highWaterMb } from '../lib/usage.mjs';
+import { createWorkload, newToken } from '../lib/workload.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(BENCH);
 // The request log goes to a file, as in `npm run bench` (not committed).
-const SERVICE_LOG = join(BENCH, 'results', 'check-service.log');
-const SERVICE_B_LOG = join(BENCH, 'results', 'check-service-b.log');
+const SERVICE_LOG = join(RESULTS, 'check-service.log');
+const SERVICE_B_LOG = join(RESULTS, 'check-service-b.log');
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    connections: { type: 'string', default: '64' },
-    seconds: { type: 'string', default: '10' },
-    runs: { type: 'string', default: '2' },
-    // Without the flags of `npm run start:prod`: to measure what they buy.
-    'no-production-flags': { type: 'boolean', default: false },
-    versus: { type: 'string' },
-  },
+const options = commandLine({
+  numbers: { connections: 64, seconds: 10, runs: 2 },
+  // Without the flags of `npm run start:prod`: to measure what they buy.
+  flags: ['no-production-flags'],
+  strings: { versus: undefined },
+  rest: true,
 });
 const nodeFlags = [
-  ...(values['no-production-flags'] ? [] : productionNodeFlags(ROOT)),
-  ...positionals,
+  ...(options['no-production-flags'] ? [] : productionNodeFlags(ROOT)),
+  ...options.rest,
 ];
 /** "flags|dist": the Node flags and the build directory of the service B. */
 function variant(spec) {
@@ -66,21 +54,18 @@ function variant(spec) {
     ),
   };
 }
-const versus = values.versus === undefined ? undefined : variant(values.versus);
-const connections = Number(values.connections);
-const seconds = Number(values.seconds);
-const log = (message) => process.stderr.write(`[check] ${message}\n`);
+const versus =
+  options.versus === undefined ? undefined : variant(options.versus);
+const { connections, seconds } = options;
+const log = logger('check');
 
-async function start(name, args, env) {
-  const port = await freePort();
-  return startServer({
+const start = (name, args, env) =>
+  startServer({
     name,
     args,
-    port,
-    env: serverEnv(port, env),
+    env,
     logFile: { service: SERVICE_LOG, 'service B': SERVICE_B_LOG }[name],
   });
-}
 
 async function measure(ctx, server) {
   await emptyTable(ctx.pool);
@@ -114,7 +99,7 @@ async function main() {
   await mkdir(dirname(SERVICE_LOG), { recursive: true });
   await writeFile(SERVICE_LOG, '');
   await writeFile(SERVICE_B_LOG, '');
-  const database = await openDatabase({ root: ROOT, log });
+  const database = await openDatabase(log);
   const pool = harnessPool(database.url);
   const token = newToken();
   const common = { DATABASE_URL: database.url, API_TOKENS: token };
@@ -123,22 +108,14 @@ async function main() {
   let baseline;
   try {
     // The service first: its migration creates the table the baseline expects.
-    service = await start(
-      'service',
-      [...nodeFlags, join(ROOT, 'dist/main.js')],
-      common,
-    );
+    service = await start('service', [...nodeFlags, SERVICE_MAIN], common);
     if (versus !== undefined)
       serviceB = await start(
         'service B',
         [...versus.nodeFlags, versus.main],
         common,
       );
-    baseline = await start(
-      'baseline',
-      [join(BENCH, 'baseline-server.mjs')],
-      common,
-    );
+    baseline = await start('baseline', [BASELINE_SERVER], common);
     log(
       `service on ${runtimeOf(service.pid)}${nodeFlags.length ? ` with ${nodeFlags.join(' ')}` : ''}, ` +
         `baseline on ${runtimeOf(baseline.pid)}; c=${connections}, ${seconds} s per round`,
@@ -146,7 +123,7 @@ async function main() {
     const ctx = { pool, token, workload: createWorkload() };
     const ratios = { rps: [], cpuMs: [], p50: [] };
     const ratiosB = { rps: [], cpuMs: [], p50: [], versusA: [] };
-    for (let round = 0; round < Number(values.runs); round += 1) {
+    for (let round = 0; round < options.runs; round += 1) {
       const b = await measure(ctx, baseline);
       // With a service B, the order of A and B alternates from round to round.
       const bFirst = serviceB !== undefined && round % 2 === 1;

@@ -394,7 +394,7 @@ export async function writeResults(path, report) {
   const text = [
     '# Benchmark results',
     '',
-    '<!-- Everything above "History / notes" is rewritten by `npm run bench` (bench/run.mjs). -->',
+    '<!-- Everything above "History / notes" is rewritten by `npm run bench` (bench/scenarios/run.mjs). -->',
     '',
     report.trimEnd(),
     '',

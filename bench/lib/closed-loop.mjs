@@ -2,6 +2,7 @@
 // arrives (autocannon). It finds capacity; its latencies hide queueing, since a slow
 // server also slows the arrivals.
 import autocannon from 'autocannon';
+import { watch } from './usage.mjs';
 import { answerMatches } from './workload.mjs';
 
 /**
@@ -79,4 +80,23 @@ export function closedLoop({ url, token, workload, connections, seconds }) {
       latencies.push(responseTime),
     );
   });
+}
+
+/**
+ * One measured closed-loop window (`closedLoop(load)`) on a server process: the run, what
+ * the process used meanwhile (`watch`), the answers of any status, and the CPU per answer,
+ * whole process and main thread.
+ */
+export async function measuredClosedLoop(pid, load, ourPids = []) {
+  const watcher = watch(pid, ourPids);
+  const run = await closedLoop(load);
+  const usage = watcher.stop();
+  const answered = Object.values(run.statuses).reduce((a, b) => a + b, 0);
+  return {
+    run,
+    usage,
+    answered,
+    cpuMsPerAnswer: (usage.cpuSeconds * 1000) / answered,
+    mainThreadCpuMsPerAnswer: (usage.mainThreadCpuSeconds * 1000) / answered,
+  };
 }

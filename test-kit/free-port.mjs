@@ -1,10 +1,12 @@
+// A free TCP port, for the tests and the benchmark (bench/) alike. Plain JavaScript so the
+// .mjs benchmark can import it too; its types are in free-port.d.mts.
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 
 // Linux's default ip_local_port_range, where the file cannot be read.
 const EPHEMERAL_DEFAULT = { first: 32_768, last: 60_999 };
 const LOWEST = 10_000;
-const handedOut = new Set<number>();
+const handedOut = new Set();
 
 /**
  * The ports the kernel gives to outgoing connections. A port handed out from among them
@@ -13,7 +15,7 @@ const handedOut = new Set<number>();
  * "Address already in use" on a busy machine. Below that range only a listener that asks
  * for the port by number can take it.
  */
-async function ephemeralRange(): Promise<{ first: number; last: number }> {
+async function ephemeralRange() {
   const text = await readFile(
     '/proc/sys/net/ipv4/ip_local_port_range',
     'utf8',
@@ -24,7 +26,7 @@ async function ephemeralRange(): Promise<{ first: number; last: number }> {
     : EPHEMERAL_DEFAULT;
 }
 
-function canListen(port: number): Promise<boolean> {
+function canListen(port) {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
@@ -37,7 +39,7 @@ function canListen(port: number): Promise<boolean> {
  * that no outgoing connection takes it), chosen at random so that concurrent test
  * processes rarely pick the same one, and never twice by this process.
  */
-export async function freePort(): Promise<number> {
+export async function freePort() {
   const { first } = await ephemeralRange();
   const span = first - LOWEST;
   for (let attempt = 0; span > 1_000 && attempt < 200; attempt += 1) {

@@ -1,6 +1,7 @@
 // The floor under any refusal made through Node's HTTP server: node:http answering every
 // request with the service's overload 503 (the same body and headers), and nothing else.
-// GET /health answers 200, so bench/processes.mjs can tell it is up. Environment: PORT, HOST.
+// GET /health answers 200, so startServer (bench/lib/servers.mjs) can tell it is up.
+// Environment: PORT, HOST.
 import http from 'node:http';
 
 const body = JSON.stringify({

@@ -1,4 +1,4 @@
-// Loaded into a server with `node --import <this file>` by bench/memory-check.mjs: on
+// Loaded into a server with `node --import <this file>` by bench/scenarios/memory-check.mjs: on
 // SIGUSR2 it appends one JSON line to $MEMORY_SPLIT_FILE with what only the process itself
 // can tell about its memory: how much of its resident memory is V8's heap, space by space,
 // and the peak of V8's own malloc'd memory (the compilers' zones). Everything else

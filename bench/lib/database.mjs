@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { freePort } from './processes.mjs';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { ROOT } from './paths.mjs';
 import { PRELOAD_STRIDE } from './workload.mjs';
 
 /**
@@ -22,7 +23,7 @@ export async function dataDirectory(prefix) {
  * Opens the database. An external one must be named for benchmarks or tests: every
  * scenario empties the plants table, which must never happen to real data by accident.
  */
-export async function openDatabase({ root, log }) {
+export async function openDatabase(log) {
   const external = process.env.DATABASE_URL;
   if (external !== undefined && external !== '') {
     const name = decodeURIComponent(new URL(external).pathname.slice(1));
@@ -36,7 +37,7 @@ export async function openDatabase({ root, log }) {
   const dataDir = await dataDirectory('plant-store-bench-');
   const port = await freePort();
   const module = await import(
-    pathToFileURL(join(root, 'dist/database/embedded-postgres.js')).href
+    pathToFileURL(join(ROOT, 'dist/database/embedded-postgres.js')).href
   );
   log(`starting the embedded PostgreSQL in ${dataDir} on port ${port}`);
   const server = await module.EmbeddedPostgresServer.start({

@@ -3,13 +3,13 @@
 // event loop was blocked), one line each with the wall-clock time in epoch ms, appended to
 // bench/results/stalls-<pid>.log. The times line up with the request log's `time` field.
 //
-//   node bench/quick-check.mjs -- --import=./bench/stall-observer.mjs
+//   npm run bench:check -- -- --import=./bench/preload/stall-observer.mjs
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 
-const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
+const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 mkdirSync(RESULTS, { recursive: true });
 const out = join(RESULTS, `stalls-${process.pid}.log`);
 const KINDS = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak-callbacks' };

@@ -7,48 +7,35 @@
 // Each round prints the CPU per request, the peak RSS over the warm-up and the
 // measurement, and how the resident memory splits at the end: the files mapped (the node
 // binary: its builtins and code), V8's heap (physical, as the process itself reports it
-// through bench/memory-split.mjs), and the rest of the anonymous memory (malloc: freed
+// through bench/preload/memory-split.mjs), and the rest of the anonymous memory (malloc: freed
 // memory glibc keeps counts here), with the peak of V8's malloc'd zones (the compilers').
 //
 // The first variant is the service as `npm run start:prod` runs it; each other is given
 // as words: those starting with "--" are Node flags added after production's (a later
 // flag wins: `--maglev` undoes `--no-maglev`), NAME=value ones are environment variables.
 //
-//   node bench/memory-check.mjs [--rounds 6] [--seconds 8] [--connections 64] VARIANT...
-//   node bench/memory-check.mjs --rounds 8 -- '--maglev' 'MALLOC_ARENA_MAX=2'
+//   node bench/scenarios/memory-check.mjs [--rounds 6] [--seconds 8] [--connections 64] VARIANT...
+//   node bench/scenarios/memory-check.mjs --rounds 8 -- '--maglev' 'MALLOC_ARENA_MAX=2'
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { samplePeakRss } from '../test/support/peak-rss.mjs';
-import { closedLoop } from './closed-loop.mjs';
-import { emptyTable, harnessPool, openDatabase } from './database.mjs';
-import {
-  freePort,
-  measuredClosedLoop,
-  productionNodeFlags,
-  serverEnv,
-  startServer,
-  statusKb,
-} from './processes.mjs';
-import { median } from './stats.mjs';
-import { createWorkload, newToken } from './workload.mjs';
+import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
+import { commandLine, logger } from '../lib/cli.mjs';
+import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
+import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
+import { MEMORY_SPLIT_PRELOAD, RESULTS } from '../lib/paths.mjs';
+import { serviceArgs, startServer } from '../lib/servers.mjs';
+import { median } from '../lib/stats.mjs';
+import { statusKb } from '../lib/usage.mjs';
+import { createWorkload, newToken } from '../lib/workload.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(BENCH);
-const RESULTS = join(BENCH, 'results');
 const SPLIT_FILE = join(RESULTS, 'memory-split.jsonl');
 const MB = 1024 * 1024;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    rounds: { type: 'string', default: '6' },
-    seconds: { type: 'string', default: '8' },
-    connections: { type: 'string', default: '64' },
-  },
+const options = commandLine({
+  numbers: { rounds: 6, seconds: 8, connections: 64 },
+  rest: true,
 });
 
 function variant(spec) {
@@ -71,11 +58,11 @@ function variant(spec) {
 }
 const variants = [
   { name: 'start:prod', nodeFlags: [], env: {} },
-  ...positionals.map(variant),
+  ...options.rest.map(variant),
 ];
-const log = (message) => process.stderr.write(`[memory] ${message}\n`);
+const log = logger('memory');
 
-/** Asks the server for its V8 heap figures (bench/memory-split.mjs) and waits for them. */
+/** Asks the server for its V8 heap figures (bench/preload/memory-split.mjs) and waits for them. */
 async function heapSplit(pid) {
   writeFileSync(SPLIT_FILE, '');
   process.kill(pid, 'SIGUSR2');
@@ -88,22 +75,15 @@ async function heapSplit(pid) {
 }
 
 async function measure(ctx, v) {
-  const port = await freePort();
   const server = await startServer({
     name: v.name,
-    args: [
-      ...productionNodeFlags(ROOT),
-      ...v.nodeFlags,
-      `--import=${join(BENCH, 'memory-split.mjs')}`,
-      join(ROOT, 'dist/main.js'),
-    ],
-    port,
-    env: serverEnv(port, {
+    args: serviceArgs([...v.nodeFlags, `--import=${MEMORY_SPLIT_PRELOAD}`]),
+    env: {
       DATABASE_URL: ctx.databaseUrl,
       API_TOKENS: ctx.token,
       MEMORY_SPLIT_FILE: SPLIT_FILE,
       ...v.env,
-    }),
+    },
     logFile: join(RESULTS, 'memory-check-service.log'),
   });
   try {
@@ -112,7 +92,7 @@ async function measure(ctx, v) {
       url: server.url,
       token: ctx.token,
       workload: createWorkload(),
-      connections: Number(values.connections),
+      connections: options.connections,
     };
     const warmUpPeak = samplePeakRss(server.pid);
     await closedLoop({ ...load, seconds: 3 });
@@ -121,7 +101,7 @@ async function measure(ctx, v) {
       server.pid,
       {
         ...load,
-        seconds: Number(values.seconds),
+        seconds: options.seconds,
       },
     );
     const anonMb = statusKb(server.pid, 'RssAnon') / 1024;
@@ -147,7 +127,7 @@ const show = (r) =>
 
 async function main() {
   await mkdir(RESULTS, { recursive: true });
-  const database = await openDatabase({ root: ROOT, log });
+  const database = await openDatabase(log);
   const ctx = {
     databaseUrl: database.url,
     pool: harnessPool(database.url),
@@ -155,7 +135,7 @@ async function main() {
   };
   const results = variants.map(() => []);
   try {
-    for (let round = 0; round < Number(values.rounds); round += 1) {
+    for (let round = 0; round < options.rounds; round += 1) {
       const order = variants.map((_, i) => i);
       if (round % 2 === 1) order.reverse();
       for (const i of order) {

@@ -2,73 +2,59 @@
 // CPU per request of one server in a closed loop, total and on its main thread, for
 //   create  the built service creating plants;
 //   refuse  the built service refusing every create (CREATE_CONCURRENCY_LIMIT=1, no waiting);
-//   floor   bench/bare-refusal-server.mjs: node:http answering the same 503 and nothing else.
+//   floor   bench/servers/bare-refusal-server.mjs: node:http answering the same 503 and nothing else.
 // Each runs alone, with the flags of `npm run start:prod`, after a 2 s warm-up. Twice the
 // service's capacity leaves (1 - 2p) / (1 - p) of it for creates when p, a refusal's cost
 // over a create's, is paid on the same main thread.
 //
-//   node bench/refusal-cost.mjs [--connections 256] [--seconds 5] [--rounds 2]
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { closedLoop } from './closed-loop.mjs';
-import { openDatabase } from './database.mjs';
-import {
-  freePort,
-  measuredClosedLoop,
-  productionNodeFlags,
-  serverEnv,
-  startServer,
-} from './processes.mjs';
-import { createWorkload, newToken } from './workload.mjs';
+//   node bench/scenarios/refusal-cost.mjs [--connections 256] [--seconds 5] [--rounds 2]
+import { join } from 'node:path';
+import { commandLine, logger } from '../lib/cli.mjs';
+import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
+import { openDatabase } from '../lib/database.mjs';
+import { BARE_REFUSAL_SERVER, RESULTS, SERVICE_MAIN } from '../lib/paths.mjs';
+import { serviceArgs, startServer } from '../lib/servers.mjs';
+import { createWorkload, newToken } from '../lib/workload.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(BENCH);
-const { values } = parseArgs({
-  options: {
-    connections: { type: 'string', default: '256' },
-    seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '2' },
-  },
+const options = commandLine({
+  numbers: { connections: 256, seconds: 5, rounds: 2 },
 });
-const log = (message) => process.stderr.write(`[refusal-cost] ${message}\n`);
+const log = logger('refusal-cost');
 
 const servers = [
-  { name: 'create', main: join(ROOT, 'dist/main.js'), env: {} },
+  { name: 'create', main: SERVICE_MAIN, env: {} },
   {
     name: 'refuse',
-    main: join(ROOT, 'dist/main.js'),
+    main: SERVICE_MAIN,
     env: { CREATE_CONCURRENCY_LIMIT: '1', CREATE_WAITING_LIMIT: '0' },
   },
-  { name: 'floor', main: join(BENCH, 'bare-refusal-server.mjs'), env: {} },
+  { name: 'floor', main: BARE_REFUSAL_SERVER, env: {} },
 ];
 
 async function measure(server, ctx) {
-  const port = await freePort();
   const started = await startServer({
     name: server.name,
-    args: [...productionNodeFlags(ROOT), server.main],
-    port,
-    env: serverEnv(port, {
+    args: serviceArgs([], server.main),
+    env: {
       DATABASE_URL: ctx.databaseUrl,
       API_TOKENS: ctx.token,
       ...server.env,
-    }),
-    logFile: join(BENCH, 'results', `refusal-cost-${server.name}.log`),
+    },
+    logFile: join(RESULTS, `refusal-cost-${server.name}.log`),
   });
   try {
     const load = {
       url: started.url,
       token: ctx.token,
       workload: createWorkload(),
-      connections: Number(values.connections),
+      connections: options.connections,
     };
     await closedLoop({ ...load, seconds: 2 });
     const rounds = [];
-    for (let round = 0; round < Number(values.rounds); round += 1) {
+    for (let round = 0; round < options.rounds; round += 1) {
       const window = await measuredClosedLoop(started.pid, {
         ...load,
-        seconds: Number(values.seconds),
+        seconds: options.seconds,
       });
       rounds.push({
         statuses: window.run.statuses,
@@ -83,7 +69,7 @@ async function measure(server, ctx) {
   }
 }
 
-const database = await openDatabase({ root: ROOT, log });
+const database = await openDatabase(log);
 try {
   const ctx = { databaseUrl: database.url, token: newToken() };
   const results = {};
