@@ -12,7 +12,6 @@
 // round, and each turn is checked against the table.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '../../test-kit/free-port.mjs';
 import { countRows, emptyTable, waitForQuiet } from './database.mjs';
 import {
   BARE_REFUSAL_SERVER,
@@ -22,7 +21,7 @@ import {
   ROOT,
   SERVICE_MAIN,
 } from './paths.mjs';
-import { serverEnv, serviceArgs, startServer } from './servers.mjs';
+import { serviceArgs, startServer } from './servers.mjs';
 import { median } from './stats.mjs';
 import { watch } from './usage.mjs';
 import { pinProcessTree, wrkAvailable, wrkClosedLoop } from './wrk.mjs';
@@ -51,17 +50,15 @@ function buildDocsStyleApp() {
 }
 
 async function turn(ctx, name, spec, { warmupSeconds, seconds }) {
-  const port = await freePort();
   const server = await startServer({
     name,
     args: spec.args,
-    env: serverEnv(port, {
+    env: {
       DATABASE_URL: ctx.databaseUrl,
       API_TOKENS: ctx.token,
       SHUTDOWN_DELAY_MS: '0',
       ...spec.env,
-    }),
-    port,
+    },
     logFile: ctx.logFile,
   });
   try {
@@ -108,12 +105,9 @@ async function turn(ctx, name, spec, { warmupSeconds, seconds }) {
 
 /** What wrk alone can offer: a server that answers every request at once. */
 async function generatorCeiling(ctx, seconds) {
-  const port = await freePort();
   const server = await startServer({
     name: 'answers at once',
     args: [BARE_REFUSAL_SERVER],
-    env: serverEnv(port),
-    port,
   });
   try {
     pinProcessTree(server.pid, SERVER_CPUS);
