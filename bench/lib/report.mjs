@@ -1,5 +1,6 @@
 // Turns the measurements of a run into the one table, the targets, and bench/RESULTS.md.
 import { readFile, writeFile } from 'node:fs/promises';
+import { formatReferences } from './references.mjs';
 import { median } from './stats.mjs';
 
 const HISTORY_HEADING = '## History / notes';
@@ -337,11 +338,9 @@ function describeScenario(s) {
   return parts.join(', ');
 }
 
-/** The whole "latest run" section, as printed and as written to RESULTS.md. */
-export function formatReport(results) {
-  const { meta, options } = results;
-  const rows = tableRows(results);
-  const head = [
+/** The heading of the "latest run" section: when, where, how. */
+function head(meta, options) {
+  return [
     `## Latest run${options.note ? ` (${options.note})` : ''}`,
     '',
     `- Date: ${meta.date}`,
@@ -355,13 +354,30 @@ export function formatReport(results) {
       `Open loop: ${options.openWarmupSeconds} s + ${options.openSeconds} s at half the baseline's c=64 throughput of the same run. ` +
       `pgbench: ${options.pgbenchSeconds} s. Ids: ${options.ids}. Waited up to ${options.idleWaitSeconds} s before each scenario for a calm machine. Took ${fixed(meta.elapsedSeconds / 60, 1)} min.`,
     '',
+  ];
+}
+
+/** The whole "latest run" section, as printed and as written to RESULTS.md. */
+export function formatReport(results) {
+  const { meta, options } = results;
+  const references =
+    results.references == null
+      ? []
+      : [
+          '### Against the references: the grouping baseline and the docs-style app',
+          '',
+          formatReferences(results.references),
+          '',
+        ];
+  const startup = ['### Start-up', '', formatStartup(results.startup), ''];
+  if (results.runs.length === 0)
+    return [...head(meta, options), ...references, ...startup].join('\n');
+  return [
+    ...head(meta, options),
     'The load generator runs on the same machine as the servers and the database: every figure',
     'here is for this machine as a whole, and the ratios to the baseline are what to compare.',
     '',
-  ];
-  return [
-    ...head,
-    formatTable(rows),
+    formatTable(tableRows(results)),
     '',
     '"load" is the 1-minute load average when the measurement started (it counts this',
     'benchmark\'s own processes); "others CPU" is the share of the whole machine used by',
@@ -372,10 +388,8 @@ export function formatReport(results) {
     '',
     formatTargets(targets(results)),
     '',
-    '### Start-up',
-    '',
-    formatStartup(results.startup),
-    '',
+    ...references,
+    ...startup,
     '### Details per run',
     '',
     formatDetails(results),

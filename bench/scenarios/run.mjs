@@ -28,6 +28,7 @@ import { machineTicks, waitForIdleMachine } from '../lib/machine.mjs';
 import { openLoop } from '../lib/open-loop.mjs';
 import { BASELINE_SERVER, BENCH, RESULTS, ROOT } from '../lib/paths.mjs';
 import { pgbench, pgbenchVersion } from '../lib/pgbench.mjs';
+import { referenceRounds } from '../lib/references.mjs';
 import { formatReport, writeResults } from '../lib/report.mjs';
 import { runtimeOf, serviceArgs, startServer } from '../lib/servers.mjs';
 import { summarize } from '../lib/stats.mjs';
@@ -41,7 +42,15 @@ import { createWorkload, newToken } from '../lib/workload.mjs';
 
 const flags = commandLine({
   numbers: { runs: undefined, 'idle-wait': undefined },
-  flags: ['quick', 'skip-preload', 'skip-build', 'cpu-prof', 'help'],
+  flags: [
+    'quick',
+    'skip-preload',
+    'skip-references',
+    'references-only',
+    'skip-build',
+    'cpu-prof',
+    'help',
+  ],
   strings: { ids: 'random', note: undefined },
 });
 
@@ -50,6 +59,8 @@ if (flags.help) {
   --quick          smoke check: 1 run, 1 s warm-up + 3 s per scenario, 1M preload only
   --runs N         repetitions (default 3; medians are reported)
   --skip-preload   no 1M / 10M preloaded-table scenarios
+  --skip-references  no comparison with the grouping baseline and the docs-style app
+  --references-only  only that comparison (wrk, pinned cores), after the start-up times
   --skip-build     use the existing dist/ (after a build of the current source)
   --cpu-prof       start the service with --cpu-prof (profiles in bench/results/profiles;
                    profiling slows it, so the figures of such a run are not comparable)
@@ -80,6 +91,7 @@ const options = {
     : quick
       ? [1_000_000]
       : [1_000_000, 10_000_000],
+  referenceSeconds: quick ? 3 : 8,
   ids: flags.ids,
   idleWaitSeconds: flags['idle-wait'] ?? (quick ? 5 : 10),
   note: flags.note,
@@ -548,9 +560,12 @@ async function main() {
   cleanups.push(() => pool.end());
   // A backend's parent is the postmaster: its processes are ours when counting others' CPU.
   const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
-  setPostmasterPid(postmasterOf(rows[0].pid));
+  const postmasterPid = postmasterOf(rows[0].pid);
+  setPostmasterPid(postmasterPid);
   const ctx = {
     pool,
+    postmasterPid,
+    logFile: join(RESULTS, 'service.log'),
     databaseUrl: database.url,
     token: newToken(),
     workload: createWorkload({ spread: options.ids === 'random' }),
@@ -560,9 +575,20 @@ async function main() {
     log('pgbench is not on the PATH: the database reference is skipped');
 
   const startup = await measureStartup(ctx);
+  const references = flags['skip-references']
+    ? null
+    : await referenceRounds(ctx, {
+        rounds: options.runs,
+        warmupSeconds: options.warmupSeconds,
+        seconds: options.referenceSeconds,
+        log,
+      });
+  const only = flags['references-only'];
   const runs = [];
-  for (let i = 0; i < options.runs; i += 1) runs.push(await repetition(ctx, i));
-  const preloadPhases = await preloadPhase(ctx);
+  if (!only)
+    for (let i = 0; i < options.runs; i += 1)
+      runs.push(await repetition(ctx, i));
+  const preloadPhases = only ? [] : await preloadPhase(ctx);
   const postgres = await serverVersion(pool);
 
   const results = {
@@ -587,6 +613,7 @@ async function main() {
     },
     options,
     startup,
+    references,
     runs,
     preload: preloadPhases,
   };

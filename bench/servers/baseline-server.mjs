@@ -3,8 +3,13 @@
 // pg Pool, with no framework. It is a yardstick, not a second implementation of the
 // contract: only what a fair comparison needs is here.
 //
-// Environment: DATABASE_URL, API_TOKENS (comma-separated), PORT, HOST, DATABASE_POOL_SIZE.
-// The plants table must exist (the service's migration creates it).
+// With GROUP_INSERTS=1 it groups the inserts of concurrent requests into one
+// INSERT ... SELECT FROM unnest(...) per turn of the event loop, as the service does
+// (src/plants/plant-insert.batcher.ts): the ceiling of this stack, the same database work
+// with no framework around it. Without it, one INSERT per request.
+//
+// Environment: DATABASE_URL, API_TOKENS (comma-separated), PORT, HOST, DATABASE_POOL_SIZE,
+// GROUP_INSERTS. The plants table must exist (the service's migration creates it).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
@@ -37,6 +42,66 @@ pool.on('error', () => {});
 const INSERT =
   'INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id';
 const SELECT = 'SELECT name, tag FROM plants WHERE id = $1';
+const INSERT_GROUP =
+  'INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ' +
+  'ON CONFLICT (id) DO NOTHING RETURNING id::text AS id';
+
+/** One INSERT per request: resolves true when this row was written. */
+async function insertOne(id, name, tag) {
+  const inserted = await pool.query(INSERT, [id, name, tag]);
+  return inserted.rowCount === 1;
+}
+
+// Grouping: rows queue until the next turn of the event loop, then go in one statement;
+// at most four statements at once (the service's MAX_BATCHES_IN_FLIGHT), the rest wait
+// for the next. Rows go in id order, so two statements never wait on each other's locks.
+const MAX_GROUPS_IN_FLIGHT = 4;
+let queued = [];
+let groupsInFlight = 0;
+let flushScheduled = false;
+
+function scheduleFlush() {
+  if (flushScheduled || groupsInFlight >= MAX_GROUPS_IN_FLIGHT) return;
+  flushScheduled = true;
+  setImmediate(flush);
+}
+
+function flush() {
+  flushScheduled = false;
+  if (queued.length === 0 || groupsInFlight >= MAX_GROUPS_IN_FLIGHT) return;
+  const group = queued.sort((a, b) => a.id - b.id);
+  queued = [];
+  groupsInFlight += 1;
+  pool
+    .query(INSERT_GROUP, [
+      group.map((row) => row.id),
+      group.map((row) => row.name),
+      group.map((row) => row.tag),
+    ])
+    .then(
+      ({ rows }) => {
+        const written = new Set(rows.map((row) => row.id));
+        for (const row of group) row.resolve(written.delete(String(row.id)));
+      },
+      (error) => {
+        for (const row of group) row.reject(error);
+      },
+    )
+    .finally(() => {
+      groupsInFlight -= 1;
+      scheduleFlush();
+    });
+}
+
+/** Grouped: resolves true when this row was written. */
+function insertGrouped(id, name, tag) {
+  return new Promise((resolve, reject) => {
+    queued.push({ id, name, tag, resolve, reject });
+    scheduleFlush();
+  });
+}
+
+const insert = env.GROUP_INSERTS === '1' ? insertGrouped : insertOne;
 
 function send(res, status, body, headers = {}) {
   const text = JSON.stringify(body);
@@ -118,8 +183,7 @@ async function createPlant(req, res) {
   }
   const { id, name } = plant;
   const tag = plant.tag ?? null;
-  const inserted = await pool.query(INSERT, [id, name, tag]);
-  if (inserted.rowCount === 0) {
+  if (!(await insert(id, name, tag))) {
     // The id was taken: the same content is a safe retry, other content a conflict.
     const stored = await pool.query(SELECT, [id]);
     const row = stored.rows[0];
