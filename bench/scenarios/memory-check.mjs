@@ -13,9 +13,9 @@
 // The first variant is the service as `npm run start:prod` runs it; each other is given
 // as words: those starting with "--" are Node flags added after production's (a later
 // flag wins: `--maglev` undoes `--no-maglev`), NAME=value ones are environment variables,
-// and `--no-production-flags` leaves production's flags out (`node dist/main.js`, as most
-// images start a Nest service); after a "|", a build directory other than dist/ (a build
-// of another commit, as quick-check's --versus takes it).
+// and `--no-production-flags` runs the service on V8's defaults (the V8 flags it would add
+// to its own command line undone: withoutServiceV8Flags); after a "|", a build directory
+// other than dist/ (a build of another commit, as quick-check's --versus takes it).
 //
 //   node bench/scenarios/memory-check.mjs [--rounds 6] [--seconds 8] [--connections 64] VARIANT...
 //   node bench/scenarios/memory-check.mjs --rounds 8 -- '--maglev' 'MALLOC_ARENA_MAX=2'
@@ -29,7 +29,11 @@ import { commandLine, logger } from '../lib/cli.mjs';
 import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
 import { MEMORY_SPLIT_PRELOAD, RESULTS, SERVICE_MAIN } from '../lib/paths.mjs';
-import { serviceArgs, startServer } from '../lib/servers.mjs';
+import {
+  serviceArgs,
+  startServer,
+  withoutServiceV8Flags,
+} from '../lib/servers.mjs';
 import { median } from '../lib/stats.mjs';
 import { statusKb } from '../lib/usage.mjs';
 import { createWorkload, newToken } from '../lib/workload.mjs';
@@ -91,12 +95,14 @@ async function heapSplit(pid) {
 async function measure(ctx, v) {
   const server = await startServer({
     name: v.name,
-    args: v.production
-      ? serviceArgs(
-          [...v.nodeFlags, `--import=${MEMORY_SPLIT_PRELOAD}`],
-          v.main,
-        )
-      : [...v.nodeFlags, `--import=${MEMORY_SPLIT_PRELOAD}`, v.main],
+    args: serviceArgs(
+      [
+        ...(v.production ? [] : await withoutServiceV8Flags(v.main)),
+        ...v.nodeFlags,
+        `--import=${MEMORY_SPLIT_PRELOAD}`,
+      ],
+      v.main,
+    ),
     env: {
       DATABASE_URL: ctx.databaseUrl,
       API_TOKENS: ctx.token,

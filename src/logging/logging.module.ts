@@ -114,9 +114,9 @@ export function loggerParams(env: Environment): Params {
 }
 
 /**
- * The service's logger, made before the application on the same settings: main.ts installs
- * it first, so that every line is written by it, those of a start that fails before the
- * application's own logger exists included (Nest's console format is not JSON).
+ * The service's logger, made before the application on the same settings: bootstrap.ts
+ * installs it first, so that every line is written by it, those of a start that fails
+ * before the application's own logger exists included (Nest's console format is not JSON).
  */
 export function createLogger(env: Environment): LoggerService {
   const params = loggerParams(env);
