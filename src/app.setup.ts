@@ -41,10 +41,10 @@ function shedCreatesInFrontOfExpress(app: NestExpressApplication): void {
 }
 
 /**
- * Builds the service exactly as it runs: main.ts and the e2e tests both call this, so what
- * cannot be a provider (the HTTP server and its timeouts, the body parser switch, response
- * headers, the OpenAPI routes) is set up in one place. `env` is validated by the caller,
- * once: main.ts reads process.env, a test passes its own settings.
+ * Builds the service exactly as it runs: bootstrap.ts and the e2e tests both call this, so
+ * what cannot be a provider (the HTTP server and its timeouts, the body parser switch,
+ * response headers, the OpenAPI routes) is set up in one place. `env` is validated by the
+ * caller, once: bootstrap.ts reads process.env, a test passes its own settings.
  */
 export async function createApp(
   env: Environment,

@@ -31,7 +31,7 @@ export async function loadServiceTokens(
   return new ServiceTokens([token], token);
 }
 
-/** Provides ServiceTokens: AuthModule's options factory and main.ts's banner read them. */
+/** Provides ServiceTokens: AuthModule's options factory and bootstrap.ts's banner read it. */
 @Module({
   providers: [
     {

@@ -6,12 +6,20 @@ import { watch } from './usage.mjs';
 import { answerMatches } from './workload.mjs';
 
 /**
- * Runs autocannon for `seconds` at `connections`, every request a fresh plant from
- * `workload`. Latencies are kept here at full resolution (autocannon's histogram rounds
- * to whole milliseconds, too coarse at concurrency 1). Returns the counts and the ids by
- * outcome (200, other answer, no answer), for the database check.
+ * Runs autocannon for `seconds` (or for `amount` requests, when given) at `connections`,
+ * every request a fresh plant from `workload`. Latencies are kept here at full resolution
+ * (autocannon's histogram rounds to whole milliseconds, too coarse at concurrency 1).
+ * Returns the counts and the ids by outcome (200, other answer, no answer), for the
+ * database check.
  */
-export function closedLoop({ url, token, workload, connections, seconds }) {
+export function closedLoop({
+  url,
+  token,
+  workload,
+  connections,
+  seconds,
+  amount,
+}) {
   const latencies = [];
   const sentIds = [];
   const answered = new Set();
@@ -25,7 +33,7 @@ export function closedLoop({ url, token, workload, connections, seconds }) {
       {
         url: `${url}/plants`,
         connections,
-        duration: seconds,
+        ...(amount === undefined ? { duration: seconds } : { amount }),
         timeout: 10,
         headers: {
           authorization: `Bearer ${token}`,

@@ -18,3 +18,4 @@ export const BARE_REFUSAL_SERVER = join(
   'bare-refusal-server.mjs',
 );
 export const MEMORY_SPLIT_PRELOAD = join(BENCH, 'preload', 'memory-split.mjs');
+export const HEAP_SAMPLER_PRELOAD = join(BENCH, 'preload', 'heap-sampler.mjs');

@@ -2,8 +2,9 @@
 // each a child process on a free port of the loopback interface.
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { freePort } from '../../test-kit/free-port.mjs';
 import {
   productionNodeFlags,
@@ -17,6 +18,22 @@ import { ROOT, SERVICE_MAIN } from './paths.mjs';
  */
 export function serviceArgs(flags = [], main = SERVICE_MAIN) {
   return [...productionNodeFlags(ROOT), ...flags, main];
+}
+
+/**
+ * Node flags that undo the V8 flags the service adds to its own command line when they are
+ * missing (src/v8-flags.ts): `--maglev` for `--no-maglev`, 0 (V8's "not set") for a size, so
+ * that it runs on V8's defaults, to measure what the flags buy. Read from the build `main`
+ * belongs to; none for a build from before the service added them.
+ */
+export async function withoutServiceV8Flags(main = SERVICE_MAIN) {
+  const module = pathToFileURL(join(dirname(main), 'v8-flags.js')).href;
+  const { SERVICE_V8_FLAGS = [] } = await import(module).catch(() => ({}));
+  return SERVICE_V8_FLAGS.map((flag) =>
+    flag.startsWith('--no-')
+      ? `--${flag.slice('--no-'.length)}`
+      : `${flag.split('=')[0]}=0`,
+  );
 }
 
 /**

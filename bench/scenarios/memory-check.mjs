@@ -12,10 +12,14 @@
 //
 // The first variant is the service as `npm run start:prod` runs it; each other is given
 // as words: those starting with "--" are Node flags added after production's (a later
-// flag wins: `--maglev` undoes `--no-maglev`), NAME=value ones are environment variables.
+// flag wins: `--maglev` undoes `--no-maglev`), NAME=value ones are environment variables,
+// and `--no-production-flags` runs the service on V8's defaults (the V8 flags it would add
+// to its own command line undone: withoutServiceV8Flags); after a "|", a build directory
+// other than dist/ (a build of another commit, as quick-check's --versus takes it).
 //
 //   node bench/scenarios/memory-check.mjs [--rounds 6] [--seconds 8] [--connections 64] VARIANT...
 //   node bench/scenarios/memory-check.mjs --rounds 8 -- '--maglev' 'MALLOC_ARENA_MAX=2'
+//   node bench/scenarios/memory-check.mjs --rounds 4 -- '--no-production-flags|/tmp/before/dist'
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,8 +28,12 @@ import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
-import { MEMORY_SPLIT_PRELOAD, RESULTS } from '../lib/paths.mjs';
-import { serviceArgs, startServer } from '../lib/servers.mjs';
+import { MEMORY_SPLIT_PRELOAD, RESULTS, SERVICE_MAIN } from '../lib/paths.mjs';
+import {
+  serviceArgs,
+  startServer,
+  withoutServiceV8Flags,
+} from '../lib/servers.mjs';
 import { median } from '../lib/stats.mjs';
 import { statusKb } from '../lib/usage.mjs';
 import { createWorkload, newToken } from '../lib/workload.mjs';
@@ -39,7 +47,8 @@ const options = commandLine({
 });
 
 function variant(spec) {
-  const words = spec.split(/\s+/).filter(Boolean);
+  const [wordsPart, dist = ''] = spec.split('|');
+  const words = wordsPart.split(/\s+/).filter(Boolean);
   const env = Object.fromEntries(
     words
       .filter((word) => !word.startsWith('--'))
@@ -50,14 +59,23 @@ function variant(spec) {
         return [word.slice(0, at), word.slice(at + 1)];
       }),
   );
+  const flags = words.filter((word) => word.startsWith('--'));
   return {
     name: spec,
-    nodeFlags: words.filter((word) => word.startsWith('--')),
+    production: !flags.includes('--no-production-flags'),
+    nodeFlags: flags.filter((word) => word !== '--no-production-flags'),
     env,
+    main: dist.trim() === '' ? SERVICE_MAIN : join(dist.trim(), 'main.js'),
   };
 }
 const variants = [
-  { name: 'start:prod', nodeFlags: [], env: {} },
+  {
+    name: 'start:prod',
+    production: true,
+    nodeFlags: [],
+    env: {},
+    main: SERVICE_MAIN,
+  },
   ...options.rest.map(variant),
 ];
 const log = logger('memory');
@@ -77,7 +95,14 @@ async function heapSplit(pid) {
 async function measure(ctx, v) {
   const server = await startServer({
     name: v.name,
-    args: serviceArgs([...v.nodeFlags, `--import=${MEMORY_SPLIT_PRELOAD}`]),
+    args: serviceArgs(
+      [
+        ...(v.production ? [] : await withoutServiceV8Flags(v.main)),
+        ...v.nodeFlags,
+        `--import=${MEMORY_SPLIT_PRELOAD}`,
+      ],
+      v.main,
+    ),
     env: {
       DATABASE_URL: ctx.databaseUrl,
       API_TOKENS: ctx.token,
@@ -112,6 +137,11 @@ async function measure(ctx, v) {
       peakMb: Math.max(warmUpPeakMb, usage.peakRssMb),
       fileMb: statusKb(server.pid, 'RssFile') / 1024,
       v8Mb: split.v8Physical / MB,
+      youngMb:
+        ((split.spaces.new_space ?? 0) +
+          (split.spaces.new_large_object_space ?? 0)) /
+        MB,
+      oldMb: (split.spaces.old_space ?? 0) / MB,
       otherAnonMb: anonMb - split.v8Physical / MB,
       zonePeakMb: split.v8PeakMalloced / MB,
     };
@@ -122,7 +152,7 @@ async function measure(ctx, v) {
 
 const show = (r) =>
   `${r.rps.toFixed(0).padStart(5)} req/s, CPU ${r.cpuMs.toFixed(3)} ms/req, peak RSS ${r.peakMb.toFixed(0)} MB; ` +
-  `at the end: files ${r.fileMb.toFixed(0)}, V8 heap ${r.v8Mb.toFixed(0)}, other anonymous ${r.otherAnonMb.toFixed(0)} MB ` +
+  `at the end: files ${r.fileMb.toFixed(0)}, V8 heap ${r.v8Mb.toFixed(0)} (young ${r.youngMb.toFixed(0)}, old ${r.oldMb.toFixed(0)}), other anonymous ${r.otherAnonMb.toFixed(0)} MB ` +
   `(V8 zones peaked at ${r.zonePeakMb.toFixed(1)})`;
 
 async function main() {
@@ -156,7 +186,7 @@ async function main() {
     );
     process.stdout.write(
       `${variants[i].name}: median peak RSS ${of(rows, 'peakMb').toFixed(0)} MB (each round: ${rows.map((r) => r.peakMb.toFixed(0)).join(' ')}), ` +
-        `other anonymous ${of(rows, 'otherAnonMb').toFixed(0)} MB, V8 heap ${of(rows, 'v8Mb').toFixed(0)} MB, V8 zones' peak ${of(rows, 'zonePeakMb').toFixed(1)} MB; ` +
+        `other anonymous ${of(rows, 'otherAnonMb').toFixed(0)} MB, V8 heap ${of(rows, 'v8Mb').toFixed(0)} MB (young ${of(rows, 'youngMb').toFixed(0)}, old ${of(rows, 'oldMb').toFixed(0)}), V8 zones' peak ${of(rows, 'zonePeakMb').toFixed(1)} MB; ` +
         `CPU ${of(rows, 'cpuMs').toFixed(3)} ms/req` +
         (i === 0
           ? '\n'

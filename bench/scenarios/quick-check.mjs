@@ -5,7 +5,8 @@
 // and use `npm run bench` for figures worth recording.
 //
 // The service runs with the Node flags of `npm run start:prod`, then any given after `--`;
-// `--no-production-flags` leaves the former out.
+// `--no-production-flags` runs it on V8's defaults instead (the flags it would add to its
+// own command line undone: withoutServiceV8Flags).
 //
 //   node bench/scenarios/quick-check.mjs [--connections 64] [--seconds 10] [--runs 2]
 //                              [--no-production-flags] [--versus SPEC] [-- node flags...]
@@ -23,7 +24,11 @@ import { commandLine, logger } from '../lib/cli.mjs';
 import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
 import { BASELINE_SERVER, RESULTS, ROOT, SERVICE_MAIN } from '../lib/paths.mjs';
-import { runtimeOf, startServer } from '../lib/servers.mjs';
+import {
+  runtimeOf,
+  startServer,
+  withoutServiceV8Flags,
+} from '../lib/servers.mjs';
 import { median, summarize } from '../lib/stats.mjs';
 import { highWaterMb } from '../lib/usage.mjs';
 import { createWorkload, newToken } from '../lib/workload.mjs';
@@ -34,13 +39,15 @@ const SERVICE_B_LOG = join(RESULTS, 'check-service-b.log');
 
 const options = commandLine({
   numbers: { connections: 64, seconds: 10, runs: 2 },
-  // Without the flags of `npm run start:prod`: to measure what they buy.
+  // On V8's defaults, not the service's V8 flags: to measure what they buy.
   flags: ['no-production-flags'],
   strings: { versus: undefined },
   rest: true,
 });
 const nodeFlags = [
-  ...(options['no-production-flags'] ? [] : productionNodeFlags(ROOT)),
+  ...(options['no-production-flags']
+    ? await withoutServiceV8Flags()
+    : productionNodeFlags(ROOT)),
   ...options.rest,
 ];
 /** "flags|dist": the Node flags and the build directory of the service B. */

@@ -2,8 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { Environment } from './environment.js';
 
 /**
- * Provides the Environment validated once, by whoever boots the application (main.ts from
- * process.env, the tests from their own settings). Global: every module reads settings.
+ * Provides the Environment validated once, by whoever boots the application (bootstrap.ts
+ * from process.env, the tests from their own settings). Global: every module reads settings.
  */
 @Module({})
 export class AppConfigModule {

@@ -7,7 +7,7 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { Logger, LoggerModule, type Params, PinoLogger } from 'nestjs-pino';
-import { destination } from 'pino';
+import { type DestinationStream, destination } from 'pino';
 import type { Options } from 'pino-http';
 import { Environment } from '../config/environment.js';
 import { requestIdOf } from './request-id.js';
@@ -61,6 +61,29 @@ function pathOf(url: string | undefined): string {
   return (url ?? '').split('?')[0];
 }
 
+/**
+ * Standard output for JSON lines: pino's destination (sonic-boom), without blocking, in its
+ * buffer mode, each line handed over as its UTF-8 bytes. In its text mode sonic-boom
+ * appends each line to the pending batch with `+=` and then measures the batch with
+ * `Buffer.byteLength`, which copies all of it into one flat string, line after line: 4 kB
+ * allocated per request at 8 KB batches, the largest single site of a create's 60 kB
+ * (bench/RESULTS.md, issue 23). In buffer mode it lists the lines and joins them once per
+ * write.
+ */
+function jsonLinesToStdout(): DestinationStream {
+  const stdout = destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_WRITE_BATCH_BYTES,
+    periodicFlush: LOG_FLUSH_INTERVAL_MS,
+    contentMode: 'buffer',
+  });
+  // sonic-boom's types know only its text mode's write(string). Looked up at each call:
+  // pino replaces it with a no-op once standard output is a broken pipe.
+  const bytes = stdout as unknown as { write(line: Buffer): boolean };
+  return { write: (line: string) => bytes.write(Buffer.from(line)) };
+}
+
 export function loggerParams(env: Environment): Params {
   const pretty = wantsPrettyOutput(env);
   const params: Params = {
@@ -101,22 +124,14 @@ export function loggerParams(env: Environment): Params {
     ? params
     : {
         ...params,
-        pinoHttp: [
-          params.pinoHttp as Options,
-          destination({
-            dest: 1,
-            sync: false,
-            minLength: LOG_WRITE_BATCH_BYTES,
-            periodicFlush: LOG_FLUSH_INTERVAL_MS,
-          }),
-        ],
+        pinoHttp: [params.pinoHttp as Options, jsonLinesToStdout()],
       };
 }
 
 /**
- * The service's logger, made before the application on the same settings: main.ts installs
- * it first, so that every line is written by it, those of a start that fails before the
- * application's own logger exists included (Nest's console format is not JSON).
+ * The service's logger, made before the application on the same settings: bootstrap.ts
+ * installs it first, so that every line is written by it, those of a start that fails
+ * before the application's own logger exists included (Nest's console format is not JSON).
  */
 export function createLogger(env: Environment): LoggerService {
   const params = loggerParams(env);

@@ -31,7 +31,8 @@ export class RequestLogMiddleware implements NestMiddleware {
     response.setHeader(REQUEST_ID_HEADER, requestIdOf(request));
     const started = Date.now();
     // 'close' follows 'finish' on every answer, and comes alone when the client went first.
-    response.once('close', () => this.write(request, response, started));
+    // It comes once: `on` spares the wrapper `once` allocates per request.
+    response.on('close', () => this.write(request, response, started));
     next();
   }
 

@@ -10,7 +10,8 @@ export class HttpMetricsMiddleware implements NestMiddleware {
 
   use(request: Request, response: Response, next: NextFunction): void {
     const started = process.hrtime.bigint();
-    response.once('finish', () => {
+    // Once per answer: `on` spares the wrapper `once` allocates per request.
+    response.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.httpRequestDuration.observe(
         {

@@ -1,17 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { parse, parseAllDocuments } from 'yaml';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { send } from '../support/http.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
-import { productionNodeFlags } from '../../test-kit/node-process.mjs';
 import { eventually } from '../../test-kit/poll.js';
 import {
   startTestPostgres,
   type TestPostgres,
 } from '../support/test-postgres.js';
 import { TOKEN } from '../support/tokens.js';
+import { SERVICE_V8_FLAGS } from '../../src/v8-flags.js';
 import { inspect, logLines, podman, run } from './support/podman.js';
 
 // The image docker/Dockerfile builds, run for real with rootful podman (docs/container-image.md):
@@ -278,7 +277,7 @@ describe('the container image, built from docker/Dockerfile and run with podman'
     }
   });
 
-  it("runs node itself as PID 1, as the Deployment's non-root user, with production's flags", async () => {
+  it("runs node itself as PID 1, as the Deployment's non-root user, with the service's V8 flags", async () => {
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
     const { runAsUser, runAsGroup } = pod.securityContext;
     expect(runAsUser).not.toBe(0);
@@ -291,10 +290,12 @@ describe('the container image, built from docker/Dockerfile and run with podman'
     const commandLine = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split(
       '\0',
     );
+    // `node dist/main.js` as the image starts it, then as the service started over, in the
+    // same process, with its V8 flags (src/v8-flags.ts); Node names the script by its path.
     expect(commandLine.slice(0, -1)).toEqual([
       'node',
-      ...productionNodeFlags(resolve('.')),
-      'dist/main.js',
+      ...SERVICE_V8_FLAGS,
+      '/app/dist/main.js',
     ]);
     // PID 1 inside: the process the container's stop signal goes to.
     expect(statusField(status, 'NSpid').at(-1)).toBe('1');
