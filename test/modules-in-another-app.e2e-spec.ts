@@ -6,6 +6,7 @@ import {
   Module,
   NotFoundException,
   Post,
+  ValidationPipe,
   type DynamicModule,
   type NestApplicationOptions,
   type Type,
@@ -14,6 +15,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
 import {
@@ -32,11 +34,22 @@ import { TOKEN } from './support/tokens.js';
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
+/** The host's own DTO: what its own ValidationPipe checks, when it has one. */
+class OrderDto {
+  @IsString()
+  item: string;
+}
+
 /** A JSON route of the host's own: its body must arrive as the host's parser made it. */
 @Controller('orders')
 class OrdersController {
   @Post()
   place(@Body() order: unknown): { received: unknown } {
+    return { received: order };
+  }
+
+  @Post('validated')
+  placeValidated(@Body() order: OrderDto): { received: unknown } {
     return { received: order };
   }
 
@@ -67,7 +80,7 @@ interface Host {
 async function startHost(
   modules: DynamicModule[],
   options: NestApplicationOptions = {},
-  globalPrefix?: string,
+  configure: (app: NestExpressApplication) => void = () => {},
 ): Promise<Host> {
   const databaseUrl = await createScratchDatabase(
     inject('databaseUrl'),
@@ -91,7 +104,7 @@ async function startHost(
     HostModule as Type,
     { logger: false, ...options },
   );
-  if (globalPrefix !== undefined) app.setGlobalPrefix(globalPrefix);
+  configure(app);
   await app.listen(0, '127.0.0.1');
   return { app, url: await app.getUrl(), dataSource: app.get(DataSource) };
 }
@@ -277,7 +290,7 @@ describe("the modules in a host on Nest's defaults with a global prefix", () => 
     host = await startHost(
       [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
       {},
-      'api',
+      (app) => app.setGlobalPrefix('api'),
     );
   });
   afterAll(() => host?.app.close());
@@ -294,6 +307,94 @@ describe("the modules in a host on Nest's defaults with a global prefix", () => 
     expect(order.body).toEqual({ received: { item: 'pot' } });
   });
 });
+
+const ID_RULE =
+  'id must be an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or an exponent.';
+
+/**
+ * The most common Nest setup: a global ValidationPipe. Nest runs global pipes before a
+ * parameter's own, so a pipe that validated the plant body would refuse with its own words,
+ * unknown keys (forbidNonWhitelisted) or convert "12" to 12 (enableImplicitConversion).
+ */
+describe.each([
+  {
+    setup: 'new ValidationPipe(), body parser defaults',
+    pipe: () => new ValidationPipe(),
+    options: {},
+    id: safeId,
+  },
+  {
+    setup:
+      'a strict ValidationPipe (whitelist, forbidNonWhitelisted, implicit conversion), rawBody',
+    pipe: () =>
+      new ValidationPipe({
+        whitelist: true,
+        forbidNonWhitelisted: true,
+        transform: true,
+        transformOptions: { enableImplicitConversion: true },
+      }),
+    options: { rawBody: true },
+    id: uniqueId,
+  },
+])(
+  'the modules in a host with a global ValidationPipe: $setup',
+  ({ pipe, options, id: nextId }) => {
+    let host: Host;
+    beforeAll(async () => {
+      host = await startHost(
+        [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
+        options,
+        (app) => app.useGlobalPipes(pipe()),
+      );
+    });
+    afterAll(() => host?.app.close());
+
+    it('creates plants with exact ids, unknown keys ignored as the service ignores them', async () => {
+      const id = nextId();
+      const answer = await postPlant(
+        host.url,
+        `{"id": ${id}, "name": "Fern", "colour": "green"}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ name: 'Fern' });
+      expect(await storedPlant(host.dataSource, id)).toEqual({
+        id: id.toString(),
+        name: 'Fern',
+        tag: null,
+      });
+    });
+
+    it("refuses bad input with the service's status and whole Error body", async () => {
+      for (const json of [
+        '{"id": "12", "name": "Fern"}',
+        '{"id": 12.5, "name": "Fern"}',
+      ]) {
+        const answer = await postPlant(host.url, json);
+        expect(answer.status, json).toBe(400);
+        expect(answer.body, json).toEqual(errorBody(400, ID_RULE));
+      }
+      const noName = await postPlant(host.url, `{"id": ${nextId()}}`);
+      expect(noName.status).toBe(400);
+      expect(noName.body).toEqual(errorBody(400, 'name is required.'));
+    });
+
+    it("leaves the host's own routes to the host's pipe and its answers", async () => {
+      const refused = await postJson(`${host.url}/orders/validated`, '{}');
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: ['item must be a string'],
+      });
+      const placed = await postJson(
+        `${host.url}/orders/validated`,
+        '{"item": "pot"}',
+      );
+      expect(placed.status).toBe(201);
+      expect(placed.body).toEqual({ received: { item: 'pot' } });
+    });
+  },
+);
 
 /** A team's own verifier: accepts one token of its own, and records what it was asked. */
 @Injectable()
