@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsString } from 'class-validator';
@@ -116,6 +117,32 @@ function postJson(url: string, json: string): ReturnType<typeof send> {
     body: json,
   });
 }
+
+/** POST /plants with a body sent in chunks: no Content-Length for the route to go by. */
+async function postPlantChunked(
+  baseUrl: string,
+  json: string,
+): Promise<{ status: number; body: unknown }> {
+  const bytes = new TextEncoder().encode(json);
+  const response = await fetch(`${baseUrl}/plants`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${TOKEN}`,
+      'Content-Type': 'application/json',
+    },
+    body: new ReadableStream({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const OVER_16KB = `{"id": 1, "name": "Fern", "note": "${'x'.repeat(20_000)}"}`;
+const LIMIT_MESSAGE = 'The request body is larger than the limit of 16kb.';
 
 describe("the modules in a host created with Nest's defaults (body parser on)", () => {
   let host: Host;
@@ -230,6 +257,44 @@ describe("the modules in a host created with Nest's defaults (body parser on)", 
     expect(wrongMethod.body).toEqual(errorBody(405));
   });
 
+  it("holds a declared length to the route's limit (413), while your parser's own limit stays yours", async () => {
+    const overLimit = await postPlant(host.url, OVER_16KB);
+    expect(overLimit.status).toBe(413);
+    expect(overLimit.body).toEqual(errorBody(413, LIMIT_MESSAGE));
+
+    // Over the host parser's 100 kB: refused before any route, by the host's own handling.
+    const overParser = await postPlant(
+      host.url,
+      `{"id": 1, "name": "${'x'.repeat(200_000)}"}`,
+    );
+    expect(overParser.status).toBe(413);
+    expect(overParser.body).toEqual({
+      statusCode: 413,
+      message: 'request entity too large',
+    });
+  });
+
+  it('refuses what the service refuses in a body it can see: not an object (400), compressed (415)', async () => {
+    const array = await postPlant(host.url, '[]');
+    expect(array.status).toBe(400);
+    expect(array.body).toEqual(
+      errorBody(400, 'The request body must be a JSON object.'),
+    );
+
+    // The host's parser inflates it; the route still refuses a compressed body, as the service does.
+    const gzipped = await send(`${host.url}/plants`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'gzip',
+      },
+      body: gzipSync(newPlantJson(safeId(), 'Fern')),
+    });
+    expect(gzipped.status).toBe(415);
+    expect(gzipped.body).toEqual(errorBody(415));
+  });
+
   it('never stores an id beyond 2^53 that JSON.parse may have rounded: 500, nothing written', async () => {
     const id = uniqueId();
     const answer = await postPlant(host.url, newPlantJson(id, 'Fern'));
@@ -269,13 +334,17 @@ describe('the modules in a host created with rawBody: true', () => {
     expect(tooLarge.body).toEqual(errorBody(400));
   });
 
-  it("holds the raw body to the route's own rules: a body over its limit is 413", async () => {
+  it("holds the raw body to the route's own rules: a body over its limit is 413, chunked too", async () => {
     const answer = await postPlant(
       host.url,
       `{"id": 1, "name": "${'x'.repeat(20_000)}"}`,
     );
     expect(answer.status).toBe(413);
     expect(answer.body).toEqual(errorBody(413));
+    // Without rawBody only a declared length can be held to the limit.
+    const chunked = await postPlantChunked(host.url, OVER_16KB);
+    expect(chunked.status).toBe(413);
+    expect(chunked.body).toEqual(errorBody(413, LIMIT_MESSAGE));
   });
 
   it("keeps the host's own JSON route as it was", async () => {
@@ -395,6 +464,28 @@ describe.each([
     });
   },
 );
+
+describe("the modules in a host on Nest's defaults with a token rate limit", () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost([
+      PlantsModule.forRoot(),
+      AuthModule.forRoot({ tokens: [TOKEN], tokenRateLimit: 1 }),
+    ]);
+  });
+  afterAll(() => host?.app.close());
+
+  it('answers 429 with Retry-After and the Error body past the limit', async () => {
+    const id = safeId();
+    expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
+      200,
+    );
+    const limited = await postPlant(host.url, newPlantJson(safeId(), 'Ivy'));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect(limited.body).toEqual(errorBody(429));
+  });
+});
 
 /** A team's own verifier: accepts one token of its own, and records what it was asked. */
 @Injectable()
