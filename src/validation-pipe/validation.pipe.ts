@@ -30,6 +30,10 @@ export function describeValidationErrors(errors: ValidationError[]): string {
  *
  * A body its DTO's compiled plan accepts is done there; everything else, every refusal
  * included, goes through Nest's ValidationPipe, which decides and words the answer.
+ *
+ * Given a DTO class, it validates against that class whatever type the parameter declares,
+ * so that a route can keep its body out of reach of a host's global ValidationPipe
+ * (which skips a parameter declared as Object) and still be validated here.
  */
 export class DtoValidationPipe implements PipeTransform {
   private readonly plans = new Map<
@@ -37,14 +41,25 @@ export class DtoValidationPipe implements PipeTransform {
     ValidationPlan<object> | undefined
   >();
 
-  constructor(private readonly validationPipe: ValidationPipe) {}
+  constructor(
+    private readonly validationPipe: ValidationPipe,
+    private readonly dto?: Type<object>,
+  ) {}
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    const metatype = (this.dto ?? metadata.metatype) as
+      Type<object> | undefined;
     const accepted =
-      metadata.type === 'body' && metadata.metatype !== undefined
-        ? this.planFor(metadata.metatype as Type<object>)?.accept(value)
+      metadata.type === 'body' && metatype !== undefined
+        ? this.planFor(metatype)?.accept(value)
         : undefined;
-    return accepted ?? this.validationPipe.transform(value, metadata);
+    return (
+      accepted ??
+      this.validationPipe.transform(
+        value,
+        this.dto === undefined ? metadata : { ...metadata, metatype },
+      )
+    );
   }
 
   private planFor(metatype: Type<object>): ValidationPlan<object> | undefined {
@@ -72,6 +87,7 @@ export function createClassValidatorPipe(): ValidationPipe {
   });
 }
 
-export function createValidationPipe(): DtoValidationPipe {
-  return new DtoValidationPipe(createClassValidatorPipe());
+/** `dto`: the class to validate against, in place of the parameter's declared type. */
+export function createValidationPipe(dto?: Type<object>): DtoValidationPipe {
+  return new DtoValidationPipe(createClassValidatorPipe(), dto);
 }
