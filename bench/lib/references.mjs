@@ -11,7 +11,9 @@
 // Each server starts fresh for its turn (its peak RSS is its own), the order rotates per
 // round, and each turn is checked against the table.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { productionNodeFlags } from '../../test-kit/node-process.mjs';
 import { countRows, emptyTable, waitForQuiet } from './database.mjs';
 import {
   BARE_REFUSAL_SERVER,
@@ -129,14 +131,27 @@ async function generatorCeiling(ctx, seconds) {
  * `apt-get install wrk`).
  */
 /**
+ * The Node flags of `npm run start:prod` in the project a build's dist/ belongs to: an
+ * older build (before issue 23) had its V8 flags there rather than adding them itself.
+ */
+function startFlagsOfBuild(dist) {
+  const root = join(dist, '..');
+  return existsSync(join(root, 'package.json'))
+    ? productionNodeFlags(root)
+    : [];
+}
+
+/**
  * The servers of a run: the references, or those named in `only`, and with `versus` (a
- * build's dist/ directory) a second service started as production starts it, measured
- * in the same rounds: an A/B of two builds on the targets' own measurement.
+ * build's dist/ directory) a second service started as its project's start:prod starts
+ * it, measured in the same rounds: an A/B of two builds on the targets' own measurement.
  */
 function serversOf({ only, versus }) {
   const servers = { ...REFERENCES };
   if (versus !== undefined)
-    servers.versus = { args: serviceArgs([], join(versus, 'main.js')) };
+    servers.versus = {
+      args: serviceArgs(startFlagsOfBuild(versus), join(versus, 'main.js')),
+    };
   if (only === undefined) return servers;
   const wanted = new Set(['service', 'grouping', ...only]);
   if (versus !== undefined) wanted.add('versus');
