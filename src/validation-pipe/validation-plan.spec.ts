@@ -117,7 +117,7 @@ describe('ValidationPlan (compiled from class-validator metadata)', () => {
     expect(Object.hasOwn(accepted!, 'extra')).toBe(false);
   });
 
-  it('is not made for a class class-transformer shapes, whose decorators the pipe still applies', async () => {
+  it("applies class-transformer's decorators exactly as the pipe does", async () => {
     class Trimmed {
       @Transform(({ value }: { value: unknown }) =>
         typeof value === 'string' ? value.trim() : value,
@@ -130,12 +130,20 @@ describe('ValidationPlan (compiled from class-validator metadata)', () => {
       @IsString()
       name!: string;
     }
-    expect(ValidationPlan.compile(Trimmed)).toBeUndefined();
-    expect(ValidationPlan.compile(Renamed)).toBeUndefined();
-    const pipe = createValidationPipe();
-    await expect(
-      pipe.transform({ name: '  Fern  ' }, body(Trimmed)),
-    ).resolves.toEqual(Object.assign(new Trimmed(), { name: 'Fern' }));
+    const pipe = createClassValidatorPipe();
+    for (const [metatype, value] of [
+      [Trimmed, { name: '  Fern  ', extra: 1 }],
+      [Renamed, { plant_name: 'Fern' }],
+    ] as const) {
+      const planned = ValidationPlan.compile(metatype)!.accept(value);
+      expect(planned).toBeInstanceOf(metatype);
+      expect(planned).toStrictEqual(
+        await pipe.transform({ ...value }, body(metatype)),
+      );
+    }
+    expect(
+      ValidationPlan.compile(Trimmed)!.accept({ name: '  Fern ' }),
+    ).toEqual(Object.assign(new Trimmed(), { name: 'Fern' }));
   });
 
   it('is not made for rules beyond plain checks, which class-validator keeps', async () => {
