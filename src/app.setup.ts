@@ -1,15 +1,13 @@
 import type { RequestListener, Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { answerClientErrorsWithErrorBody } from './http-server/client-error.handler.js';
 import { TimedExpressAdapter } from './http-server/http-server.adapter.js';
-import {
-  SECURITY_HEADERS,
-  securityHeaders,
-} from './http-server/security-headers.js';
+import { SECURITY_HEADERS } from './http-server/security-headers.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
 
@@ -66,7 +64,7 @@ export async function createApp(
   app.disable('x-powered-by');
   // Every answer is a fresh POST result: hashing it for an ETag is work nobody uses.
   app.set('etag', false);
-  app.use(securityHeaders(SECURITY_HEADERS));
+  app.use(helmet(SECURITY_HEADERS));
   enableCors(app, env.CORS_ORIGINS);
   answerClientErrorsWithErrorBody(app.getHttpServer());
   shedCreatesInFrontOfExpress(app);

@@ -67,6 +67,7 @@ function manifestContainer(file: string): {
 
 const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as {
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
 
@@ -107,10 +108,15 @@ describe('the production install, made as the image makes it', () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it('holds every production dependency and no development one', async () => {
+  it('holds every production dependency, the framework peers too, and no development one', async () => {
     const installed = (name: string): boolean =>
       existsSync(join(dir, 'node_modules', name, 'package.json'));
-    for (const name of Object.keys(packageJson.dependencies))
+    // npm installs a root package's peerDependencies and keeps them under --omit=dev
+    // (docs/dependencies.md): the framework is there although the package only peers it.
+    for (const name of [
+      ...Object.keys(packageJson.dependencies),
+      ...Object.keys(packageJson.peerDependencies),
+    ])
       expect(installed(name), name).toBe(true);
     for (const name of Object.keys(packageJson.devDependencies))
       expect(installed(name), name).toBe(false);

@@ -6,14 +6,17 @@ import {
   Module,
   NotFoundException,
   Post,
+  ValidationPipe,
   type DynamicModule,
   type NestApplicationOptions,
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
 import {
@@ -32,11 +35,22 @@ import { TOKEN } from './support/tokens.js';
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
+/** The host's own DTO: what its own ValidationPipe checks, when it has one. */
+class OrderDto {
+  @IsString()
+  item: string;
+}
+
 /** A JSON route of the host's own: its body must arrive as the host's parser made it. */
 @Controller('orders')
 class OrdersController {
   @Post()
   place(@Body() order: unknown): { received: unknown } {
+    return { received: order };
+  }
+
+  @Post('validated')
+  placeValidated(@Body() order: OrderDto): { received: unknown } {
     return { received: order };
   }
 
@@ -67,7 +81,7 @@ interface Host {
 async function startHost(
   modules: DynamicModule[],
   options: NestApplicationOptions = {},
-  globalPrefix?: string,
+  configure: (app: NestExpressApplication) => void = () => {},
 ): Promise<Host> {
   const databaseUrl = await createScratchDatabase(
     inject('databaseUrl'),
@@ -91,7 +105,7 @@ async function startHost(
     HostModule as Type,
     { logger: false, ...options },
   );
-  if (globalPrefix !== undefined) app.setGlobalPrefix(globalPrefix);
+  configure(app);
   await app.listen(0, '127.0.0.1');
   return { app, url: await app.getUrl(), dataSource: app.get(DataSource) };
 }
@@ -103,6 +117,32 @@ function postJson(url: string, json: string): ReturnType<typeof send> {
     body: json,
   });
 }
+
+/** POST /plants with a body sent in chunks: no Content-Length for the route to go by. */
+async function postPlantChunked(
+  baseUrl: string,
+  json: string,
+): Promise<{ status: number; body: unknown }> {
+  const bytes = new TextEncoder().encode(json);
+  const response = await fetch(`${baseUrl}/plants`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${TOKEN}`,
+      'Content-Type': 'application/json',
+    },
+    body: new ReadableStream({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const OVER_16KB = `{"id": 1, "name": "Fern", "note": "${'x'.repeat(20_000)}"}`;
+const LIMIT_MESSAGE = 'The request body is larger than the limit of 16kb.';
 
 describe("the modules in a host created with Nest's defaults (body parser on)", () => {
   let host: Host;
@@ -217,6 +257,44 @@ describe("the modules in a host created with Nest's defaults (body parser on)", 
     expect(wrongMethod.body).toEqual(errorBody(405));
   });
 
+  it("holds a declared length to the route's limit (413), while your parser's own limit stays yours", async () => {
+    const overLimit = await postPlant(host.url, OVER_16KB);
+    expect(overLimit.status).toBe(413);
+    expect(overLimit.body).toEqual(errorBody(413, LIMIT_MESSAGE));
+
+    // Over the host parser's 100 kB: refused before any route, by the host's own handling.
+    const overParser = await postPlant(
+      host.url,
+      `{"id": 1, "name": "${'x'.repeat(200_000)}"}`,
+    );
+    expect(overParser.status).toBe(413);
+    expect(overParser.body).toEqual({
+      statusCode: 413,
+      message: 'request entity too large',
+    });
+  });
+
+  it('refuses what the service refuses in a body it can see: not an object (400), compressed (415)', async () => {
+    const array = await postPlant(host.url, '[]');
+    expect(array.status).toBe(400);
+    expect(array.body).toEqual(
+      errorBody(400, 'The request body must be a JSON object.'),
+    );
+
+    // The host's parser inflates it; the route still refuses a compressed body, as the service does.
+    const gzipped = await send(`${host.url}/plants`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'gzip',
+      },
+      body: gzipSync(newPlantJson(safeId(), 'Fern')),
+    });
+    expect(gzipped.status).toBe(415);
+    expect(gzipped.body).toEqual(errorBody(415));
+  });
+
   it('never stores an id beyond 2^53 that JSON.parse may have rounded: 500, nothing written', async () => {
     const id = uniqueId();
     const answer = await postPlant(host.url, newPlantJson(id, 'Fern'));
@@ -256,13 +334,17 @@ describe('the modules in a host created with rawBody: true', () => {
     expect(tooLarge.body).toEqual(errorBody(400));
   });
 
-  it("holds the raw body to the route's own rules: a body over its limit is 413", async () => {
+  it("holds the raw body to the route's own rules: a body over its limit is 413, chunked too", async () => {
     const answer = await postPlant(
       host.url,
       `{"id": 1, "name": "${'x'.repeat(20_000)}"}`,
     );
     expect(answer.status).toBe(413);
     expect(answer.body).toEqual(errorBody(413));
+    // Without rawBody only a declared length can be held to the limit.
+    const chunked = await postPlantChunked(host.url, OVER_16KB);
+    expect(chunked.status).toBe(413);
+    expect(chunked.body).toEqual(errorBody(413, LIMIT_MESSAGE));
   });
 
   it("keeps the host's own JSON route as it was", async () => {
@@ -277,7 +359,7 @@ describe("the modules in a host on Nest's defaults with a global prefix", () => 
     host = await startHost(
       [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
       {},
-      'api',
+      (app) => app.setGlobalPrefix('api'),
     );
   });
   afterAll(() => host?.app.close());
@@ -292,6 +374,116 @@ describe("the modules in a host on Nest's defaults with a global prefix", () => 
     ).toBe(404);
     const order = await postJson(`${host.url}/api/orders`, '{"item": "pot"}');
     expect(order.body).toEqual({ received: { item: 'pot' } });
+  });
+});
+
+const ID_RULE =
+  'id must be an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or an exponent.';
+
+/**
+ * The most common Nest setup: a global ValidationPipe. Nest runs global pipes before a
+ * parameter's own, so a pipe that validated the plant body would refuse with its own words,
+ * unknown keys (forbidNonWhitelisted) or convert "12" to 12 (enableImplicitConversion).
+ */
+describe.each([
+  {
+    setup: 'new ValidationPipe(), body parser defaults',
+    pipe: () => new ValidationPipe(),
+    options: {},
+    id: safeId,
+  },
+  {
+    setup:
+      'a strict ValidationPipe (whitelist, forbidNonWhitelisted, implicit conversion), rawBody',
+    pipe: () =>
+      new ValidationPipe({
+        whitelist: true,
+        forbidNonWhitelisted: true,
+        transform: true,
+        transformOptions: { enableImplicitConversion: true },
+      }),
+    options: { rawBody: true },
+    id: uniqueId,
+  },
+])(
+  'the modules in a host with a global ValidationPipe: $setup',
+  ({ pipe, options, id: nextId }) => {
+    let host: Host;
+    beforeAll(async () => {
+      host = await startHost(
+        [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
+        options,
+        (app) => app.useGlobalPipes(pipe()),
+      );
+    });
+    afterAll(() => host?.app.close());
+
+    it('creates plants with exact ids, unknown keys ignored as the service ignores them', async () => {
+      const id = nextId();
+      const answer = await postPlant(
+        host.url,
+        `{"id": ${id}, "name": "Fern", "colour": "green"}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ name: 'Fern' });
+      expect(await storedPlant(host.dataSource, id)).toEqual({
+        id: id.toString(),
+        name: 'Fern',
+        tag: null,
+      });
+    });
+
+    it("refuses bad input with the service's status and whole Error body", async () => {
+      for (const json of [
+        '{"id": "12", "name": "Fern"}',
+        '{"id": 12.5, "name": "Fern"}',
+      ]) {
+        const answer = await postPlant(host.url, json);
+        expect(answer.status, json).toBe(400);
+        expect(answer.body, json).toEqual(errorBody(400, ID_RULE));
+      }
+      const noName = await postPlant(host.url, `{"id": ${nextId()}}`);
+      expect(noName.status).toBe(400);
+      expect(noName.body).toEqual(errorBody(400, 'name is required.'));
+    });
+
+    it("leaves the host's own routes to the host's pipe and its answers", async () => {
+      const refused = await postJson(`${host.url}/orders/validated`, '{}');
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: ['item must be a string'],
+      });
+      const placed = await postJson(
+        `${host.url}/orders/validated`,
+        '{"item": "pot"}',
+      );
+      expect(placed.status).toBe(201);
+      expect(placed.body).toEqual({ received: { item: 'pot' } });
+    });
+  },
+);
+
+describe("the modules in a host on Nest's defaults with a token rate limit", () => {
+  let host: Host;
+  beforeAll(async () => {
+    host = await startHost([
+      PlantsModule.forRoot(),
+      AuthModule.forRoot({ tokens: [TOKEN], tokenRateLimit: 1 }),
+    ]);
+  });
+  afterAll(() => host?.app.close());
+
+  it('answers 429 with Retry-After and the Error body past the limit', async () => {
+    const id = safeId();
+    expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
+      200,
+    );
+    const limited = await postPlant(host.url, newPlantJson(safeId(), 'Ivy'));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect(limited.body).toEqual(errorBody(429));
   });
 });
 

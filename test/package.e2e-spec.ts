@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,43 @@ const run = promisify(execFile);
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 const INSTALL_TIMEOUT_MS = 240_000;
+
+/** What the package peers: one copy each, the host's, shared with the modules. */
+const FRAMEWORK = [
+  '@nestjs/common',
+  '@nestjs/core',
+  '@nestjs/platform-express',
+  '@nestjs/typeorm',
+  'reflect-metadata',
+  'rxjs',
+  'typeorm',
+];
+/** What a host application has in its own package.json: Nest, TypeORM and the driver. */
+const HOST_PACKAGES = [...FRAMEWORK, 'pg'];
+
+interface Manifest {
+  version: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+async function manifestOf(directory: string): Promise<Manifest> {
+  return JSON.parse(
+    await readFile(join(directory, 'package.json'), 'utf8'),
+  ) as Manifest;
+}
+
+/** The host's own dependencies, at the versions this project installed (npm's cache has them). */
+async function hostDependencies(): Promise<Record<string, string>> {
+  return Object.fromEntries(
+    await Promise.all(
+      HOST_PACKAGES.map(async (name) => [
+        name,
+        (await manifestOf(join(ROOT, 'node_modules', name))).version,
+      ]),
+    ),
+  ) as Record<string, string>;
+}
 
 /** The first TypeScript block of the guide: the whole host application it shows. */
 async function guideExample(): Promise<string> {
@@ -46,17 +83,20 @@ async function storedName(
 
 /**
  * The package as another team gets it: `npm pack` of the built project, installed as a
- * dependency in an empty folder, imported by its name from the guide's own example,
- * compiled with TypeScript against the package's types, and run.
+ * dependency of a host that has its own Nest, TypeORM and pg (as any Nest application
+ * does), imported by its name from the guide's own example, compiled with TypeScript
+ * against the package's types, and run.
  */
 describe('the packed package, installed and imported by name', () => {
   let folder: string;
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'plant-store-host-'));
+    // The dist/ that `npm test` built, packed as it is: prepack's own `nest build` would
+    // delete and rewrite dist/ under the specs running from it at the same time.
     const { stdout } = await run(
       'npm',
-      ['pack', '--json', '--pack-destination', folder],
+      ['pack', '--ignore-scripts', '--json', '--pack-destination', folder],
       { cwd: ROOT },
     );
     const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
@@ -66,7 +106,10 @@ describe('the packed package, installed and imported by name', () => {
         name: 'shop',
         private: true,
         type: 'module',
-        dependencies: { 'plant-store': `file:./${filename}` },
+        dependencies: {
+          ...(await hostDependencies()),
+          'plant-store': `file:./${filename}`,
+        },
       }),
     );
     // Packages come from npm's cache where this machine has them (npm ci filled it).
@@ -126,6 +169,29 @@ describe('the packed package, installed and imported by name', () => {
       ]),
     );
     expect(deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it('shares one copy of Nest and TypeORM with the host: the package peers them', async () => {
+    const { stdout } = await run(
+      'npm',
+      ['ls', ...FRAMEWORK, '--all', '--parseable'],
+      { cwd: folder },
+    );
+    const root = await realpath(folder);
+    expect(stdout.trim().split('\n').sort()).toEqual(
+      FRAMEWORK.map((name) => join(root, 'node_modules', name)).sort(),
+    );
+    const manifest = await manifestOf(
+      join(folder, 'node_modules', 'plant-store'),
+    );
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(
+      FRAMEWORK,
+    );
+    expect(
+      Object.keys(manifest.dependencies ?? {}).filter((name) =>
+        FRAMEWORK.includes(name),
+      ),
+    ).toEqual([]);
   });
 
   it("runs the guide's application: plants created with exact ids, its own route's body kept", async () => {

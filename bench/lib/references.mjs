@@ -11,7 +11,9 @@
 // Each server starts fresh for its turn (its peak RSS is its own), the order rotates per
 // round, and each turn is checked against the table.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { productionNodeFlags } from '../../test-kit/node-process.mjs';
 import { countRows, emptyTable, waitForQuiet } from './database.mjs';
 import {
   BARE_REFUSAL_SERVER,
@@ -32,7 +34,7 @@ const SERVER_CPUS = '1';
 const ALL_CPUS = '0,1';
 
 /** The servers of one round, by name: how each is started. */
-const SERVERS = {
+const REFERENCES = {
   service: { args: serviceArgs() },
   'service, no flags': { args: [SERVICE_MAIN] },
   baseline: { args: [BASELINE_SERVER] },
@@ -128,15 +130,46 @@ async function generatorCeiling(ctx, seconds) {
  * `rounds` rounds of every server; null when wrk or taskset is missing (install wrk:
  * `apt-get install wrk`).
  */
+/**
+ * The Node flags of `npm run start:prod` in the project a build's dist/ belongs to: an
+ * older build (before issue 23) had its V8 flags there rather than adding them itself.
+ */
+function startFlagsOfBuild(dist) {
+  const root = join(dist, '..');
+  return existsSync(join(root, 'package.json'))
+    ? productionNodeFlags(root)
+    : [];
+}
+
+/**
+ * The servers of a run: the references, or those named in `only`, and with `versus` (a
+ * build's dist/ directory) a second service started as its project's start:prod starts
+ * it, measured in the same rounds: an A/B of two builds on the targets' own measurement.
+ */
+function serversOf({ only, versus }) {
+  const servers = { ...REFERENCES };
+  if (versus !== undefined)
+    servers.versus = {
+      args: serviceArgs(startFlagsOfBuild(versus), join(versus, 'main.js')),
+    };
+  if (only === undefined) return servers;
+  const wanted = new Set(['service', 'grouping', ...only]);
+  if (versus !== undefined) wanted.add('versus');
+  return Object.fromEntries(
+    Object.entries(servers).filter(([name]) => wanted.has(name)),
+  );
+}
+
 export async function referenceRounds(
   ctx,
-  { rounds, warmupSeconds, seconds, log },
+  { rounds, warmupSeconds, seconds, log, only, versus },
 ) {
   if (!wrkAvailable()) {
     log('wrk or taskset is not on the PATH: the references are skipped');
     return null;
   }
-  buildDocsStyleApp();
+  const SERVERS = serversOf({ only, versus });
+  if ('docs-style' in SERVERS) buildDocsStyleApp();
   const names = Object.keys(SERVERS);
   const results = Object.fromEntries(names.map((name) => [name, []]));
   const ceilings = [];
@@ -185,48 +218,84 @@ export function referenceTargets(references) {
   const errors = Object.values(references.results)
     .flat()
     .reduce((sum, r) => sum + r.errors, 0);
+  // Each value is worked out only when the servers it compares ran.
   const list = [
     {
+      needs: 'grouping',
       target: 'CPU per request ≤ 2x the grouping baseline',
-      value: ratio(references, 'service', 'grouping', 'cpuUsPerRequest'),
+      value: () => ratio(references, 'service', 'grouping', 'cpuUsPerRequest'),
       limit: 2,
       atMost: true,
     },
     {
+      needs: 'grouping',
       target: 'c=64 throughput ≥ 0.5x the grouping baseline',
-      value: ratio(references, 'service', 'grouping', 'rps'),
+      value: () => ratio(references, 'service', 'grouping', 'rps'),
       limit: 0.5,
     },
     {
+      needs: 'docs-style',
       target: 'c=64 throughput ≥ 2.5x the docs-style app',
-      value: ratio(references, 'service', 'docs-style', 'rps'),
+      value: () => ratio(references, 'service', 'docs-style', 'rps'),
       limit: 2.5,
     },
     {
       target: 'peak RSS ≤ 200 MB, npm run start:prod (MB, worst round)',
-      value: rss('service'),
+      value: () => rss('service'),
       limit: 200,
       atMost: true,
     },
     {
+      needs: 'service, no flags',
       target: 'peak RSS ≤ 200 MB, node dist/main.js (MB, worst round)',
-      value: rss('service, no flags'),
+      value: () => rss('service, no flags'),
       limit: 200,
       atMost: true,
     },
     {
       target:
         'the generator is not the bottleneck: fastest server / wrk alone ≤ 0.7',
-      value: fastest / median(references.ceilings),
+      value: () => fastest / median(references.ceilings),
       limit: 0.7,
       atMost: true,
     },
-    { target: 'no errors in any turn', value: errors, limit: 0, atMost: true },
+    {
+      target: 'no errors in any turn',
+      value: () => errors,
+      limit: 0,
+      atMost: true,
+    },
   ];
-  return list.map((t) => ({
-    ...t,
-    met: t.atMost ? t.value <= t.limit : t.value >= t.limit,
-  }));
+  return list
+    .filter(({ needs }) => needs === undefined || needs in references.results)
+    .map(({ value: valueOf, ...t }) => {
+      const value = valueOf();
+      return {
+        ...t,
+        value,
+        met: t.atMost ? value <= t.limit : value >= t.limit,
+      };
+    });
+}
+
+/** With `--versus`: the second build over the first, per round and their median. */
+function formatVersus(references) {
+  if (!('versus' in references.results)) return [];
+  const perRound = (field) =>
+    references.results.versus
+      .map((round, i) =>
+        (round[field] / references.results.service[i][field]).toFixed(3),
+      )
+      .join(' ');
+  return [
+    '',
+    '| versus / service, per round | median | each round |',
+    '| --- | ---: | --- |',
+    ...['cpuUsPerRequest', 'rps', 'peakRssMb'].map(
+      (field) =>
+        `| ${field} | ${ratio(references, 'versus', 'service', field).toFixed(3)} | ${perRound(field)} |`,
+    ),
+  ];
 }
 
 /** The table and targets of the references, as markdown. */
@@ -252,5 +321,6 @@ export function formatReferences(references) {
     '| target (issue 23) | value | |',
     '| --- | ---: | --- |',
     ...targets,
+    ...formatVersus(references),
   ].join('\n');
 }

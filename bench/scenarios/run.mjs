@@ -51,7 +51,12 @@ const flags = commandLine({
     'cpu-prof',
     'help',
   ],
-  strings: { ids: 'random', note: undefined },
+  strings: {
+    ids: 'random',
+    note: undefined,
+    versus: undefined,
+    references: undefined,
+  },
 });
 
 if (flags.help) {
@@ -61,6 +66,10 @@ if (flags.help) {
   --skip-preload   no 1M / 10M preloaded-table scenarios
   --skip-references  no comparison with the grouping baseline and the docs-style app
   --references-only  only that comparison (wrk, pinned cores), after the start-up times
+  --references LIST  only these beside the service and the grouping baseline (comma-separated:
+                   baseline, docs-style, "service, no flags"; none: "")
+  --versus DIST    a second service, from another build's dist/ directory, in the same rounds
+                   of the references: B/A per round (an A/B on the targets' own measurement)
   --skip-build     use the existing dist/ (after a build of the current source)
   --cpu-prof       start the service with --cpu-prof (profiles in bench/results/profiles;
                    profiling slows it, so the figures of such a run are not comparable)
@@ -582,6 +591,8 @@ async function main() {
         warmupSeconds: options.warmupSeconds,
         seconds: options.referenceSeconds,
         log,
+        only: flags.references?.split(',').filter((name) => name !== ''),
+        versus: flags.versus,
       });
   const only = flags['references-only'];
   const runs = [];
@@ -621,13 +632,19 @@ async function main() {
 
   const report = formatReport(results);
   process.stdout.write(`\n${report}\n`);
-  await writeResults(join(BENCH, 'RESULTS.md'), report);
+  // An A/B or a partial set of references is not the service's latest run.
+  const partial = flags.versus !== undefined || flags.references !== undefined;
+  if (!partial) await writeResults(join(BENCH, 'RESULTS.md'), report);
   // Every figure of the run, for whoever wants more than the table (not committed).
   await writeFile(
     join(RESULTS, 'latest.json'),
     JSON.stringify(results, null, 2),
   );
-  log('written to bench/RESULTS.md and bench/results/latest.json');
+  log(
+    partial
+      ? 'written to bench/results/latest.json (an A/B or partial run: RESULTS.md unchanged)'
+      : 'written to bench/RESULTS.md and bench/results/latest.json',
+  );
 }
 
 main().catch(async (error) => {

@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { definedOnly } from '../common/defined-only.js';
+import { SettingsOf } from '../common/module-options.js';
 import type { TokenVerifier } from './token-verifier.js';
 
 /** How AuthModule checks tokens; every field has a default. Async-able (forRootAsync). */
@@ -62,17 +63,13 @@ export const AUTH_DEFAULTS: Readonly<Required<AuthModuleOptions>> = {
   tokenRateWindowMs: 60_000,
 };
 
-/** The options with every default filled in, checked once when the module starts. */
-export class AuthSettings {
-  readonly tokenStoreMaxTokens: number;
-  readonly tokenSyncMaxStalenessMs: number;
-  readonly tokenResyncIntervalMs: number;
-  readonly tokenLookupConcurrency: number;
-  readonly authFailureLimit: number;
-  readonly authFailureWindowMs: number;
-  readonly tokenRateLimit: number;
-  readonly tokenRateWindowMs: number;
-
+/**
+ * The options with every default filled in, checked once when the module starts; the
+ * tokens themselves are ConfiguredTokens' (kept as hashes), not settings.
+ */
+export class AuthSettings extends SettingsOf<
+  Omit<Required<AuthModuleOptions>, 'tokens'>
+>() {
   constructor(options: AuthModuleOptions = {}) {
     const given = { ...AUTH_DEFAULTS, ...definedOnly(options) };
     const atLeast = (key: keyof typeof given, min: number): number => {
@@ -87,14 +84,16 @@ export class AuthSettings {
         );
       return value;
     };
-    this.tokenStoreMaxTokens = atLeast('tokenStoreMaxTokens', 1);
-    this.tokenSyncMaxStalenessMs = atLeast('tokenSyncMaxStalenessMs', 1_000);
-    this.tokenResyncIntervalMs = atLeast('tokenResyncIntervalMs', 1_000);
-    this.tokenLookupConcurrency = atLeast('tokenLookupConcurrency', 1);
-    this.authFailureLimit = atLeast('authFailureLimit', 1);
-    this.authFailureWindowMs = atLeast('authFailureWindowMs', 1);
-    this.tokenRateLimit = atLeast('tokenRateLimit', 0);
-    this.tokenRateWindowMs = atLeast('tokenRateWindowMs', 1);
+    const limits = {
+      tokenStoreMaxTokens: atLeast('tokenStoreMaxTokens', 1),
+      tokenSyncMaxStalenessMs: atLeast('tokenSyncMaxStalenessMs', 1_000),
+      tokenResyncIntervalMs: atLeast('tokenResyncIntervalMs', 1_000),
+      tokenLookupConcurrency: atLeast('tokenLookupConcurrency', 1),
+      authFailureLimit: atLeast('authFailureLimit', 1),
+      authFailureWindowMs: atLeast('authFailureWindowMs', 1),
+      tokenRateLimit: atLeast('tokenRateLimit', 0),
+      tokenRateWindowMs: atLeast('tokenRateWindowMs', 1),
+    };
     // Never names the token: the message may be logged.
     given.tokens.forEach((token, index) => {
       if (!BEARER_TOKEN_FORMAT.test(token))
@@ -102,6 +101,7 @@ export class AuthSettings {
           `AuthModule: tokens[${index}] must be at least 16 printable ASCII characters.`,
         );
     });
+    super(limits);
   }
 }
 

@@ -1,5 +1,6 @@
 import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { buildConfigurableModule } from '../common/module-options.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { ACTIVE_TOKEN_STORE_PROVIDERS } from './active-token-store.providers.js';
 import { ApiTokenVerifier } from './api-token.verifier.js';
@@ -36,11 +37,10 @@ function providersFor({
 export const {
   ConfigurableModuleClass: ConfigurableAuthModule,
   MODULE_OPTIONS_TOKEN: AUTH_MODULE_OPTIONS,
-  OPTIONS_TYPE: AUTH_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: AUTH_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<AuthModuleOptions>({ moduleName: 'Auth' })
-  .setClassMethodName('forRoot')
-  .setExtras<AuthModuleExtras>(
+} = buildConfigurableModule(
+  new ConfigurableModuleBuilder<AuthModuleOptions>({
+    moduleName: 'Auth',
+  }).setExtras<AuthModuleExtras>(
     { tokenVerifier: undefined, globalGuard: false },
     (definition, extras) => ({
       ...definition,
@@ -52,5 +52,5 @@ export const {
       ],
       providers: [...(definition.providers ?? []), ...providersFor(extras)],
     }),
-  )
-  .build();
+  ),
+);

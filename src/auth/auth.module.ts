@@ -7,10 +7,10 @@ import {
   ThrottlerStorageService,
 } from '@nestjs/throttler';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
+import { settingsProvider } from '../common/module-options.js';
 import { type AuthModuleOptions, AuthSettings } from './auth-module.options.js';
 import {
   AUTH_MODULE_OPTIONS,
-  type AUTH_OPTIONS_TYPE,
   ConfigurableAuthModule,
 } from './auth.module-definition.js';
 import { BearerStrategy } from './bearer.strategy.js';
@@ -21,7 +21,8 @@ import { TokenVerifier } from './token-verifier.js';
  * Bearer tokens: header -> BearerStrategy (passport-http-bearer) -> TokenVerifier -> the
  * guard's one refusal path (401, or 429 past the failure limit); then the per-token rate
  * limit. Configured with forRoot(options?) or forRootAsync({ imports, inject, useFactory }),
- * with `tokenVerifier` and `globalGuard` beside the options (auth-module.options.ts).
+ * with `tokenVerifier` and `globalGuard` beside the options (auth-module.options.ts);
+ * forRoot() alone is every default (managed tokens only, plant routes guarded).
  *
  * The rate limit's storage and options are this module's own providers rather than
  * ThrottlerModule's, which is global: a host's own ThrottlerModule keeps its settings.
@@ -29,12 +30,7 @@ import { TokenVerifier } from './token-verifier.js';
 @Module({
   imports: [PassportModule],
   providers: [
-    {
-      provide: AuthSettings,
-      inject: [AUTH_MODULE_OPTIONS],
-      useFactory: (options: AuthModuleOptions | undefined) =>
-        new AuthSettings(options),
-    },
+    settingsProvider(AuthSettings, AUTH_MODULE_OPTIONS),
     {
       provide: ConfiguredTokens,
       inject: [AUTH_MODULE_OPTIONS],
@@ -61,9 +57,4 @@ import { TokenVerifier } from './token-verifier.js';
   ],
   exports: [TokenVerifier],
 })
-export class AuthModule extends ConfigurableAuthModule {
-  /** With no options at all: every default (managed tokens only, plant routes guarded). */
-  static override forRoot(options: typeof AUTH_OPTIONS_TYPE = {}) {
-    return super.forRoot(options);
-  }
-}
+export class AuthModule extends ConfigurableAuthModule {}

@@ -146,30 +146,37 @@ describe('validateEnvironment', () => {
   });
 
   describe('the former names (deprecated, still read)', () => {
-    it('CREATE_QUEUE_LIMIT sets INSERT_QUEUE_LIMIT', () => {
-      const env = validateEnvironment({ CREATE_QUEUE_LIMIT: '250' });
-      expect(env.INSERT_QUEUE_LIMIT).toBe(250);
+    it.each([
+      [
+        'CREATE_QUEUE_LIMIT sets INSERT_QUEUE_LIMIT',
+        { CREATE_QUEUE_LIMIT: '250' },
+        { INSERT_QUEUE_LIMIT: 250 },
+      ],
+      [
+        'CREATE_QUEUE_WAIT_MS sets both waits it governed: INSERT_QUEUE_WAIT_MS and CREATE_WAITING_TIMEOUT_MS',
+        { CREATE_QUEUE_WAIT_MS: '60000' },
+        { INSERT_QUEUE_WAIT_MS: 60000, CREATE_WAITING_TIMEOUT_MS: 60000 },
+      ],
+      [
+        // Empty counts as unset: the former name's value applies.
+        'gives way to a current name that is set, not to one set empty',
+        {
+          CREATE_QUEUE_WAIT_MS: '60000',
+          CREATE_WAITING_TIMEOUT_MS: '500',
+          CREATE_QUEUE_LIMIT: '250',
+          INSERT_QUEUE_LIMIT: '',
+        },
+        {
+          INSERT_QUEUE_WAIT_MS: 60000,
+          CREATE_WAITING_TIMEOUT_MS: 500,
+          INSERT_QUEUE_LIMIT: 250,
+        },
+      ],
+    ])('%s', (_rule, given, expected) => {
+      const env = validateEnvironment(given);
+      expect(env).toMatchObject(expected);
       expect(env).not.toHaveProperty('CREATE_QUEUE_LIMIT');
-    });
-
-    it('CREATE_QUEUE_WAIT_MS sets both waits it governed: INSERT_QUEUE_WAIT_MS and CREATE_WAITING_TIMEOUT_MS', () => {
-      const env = validateEnvironment({ CREATE_QUEUE_WAIT_MS: '60000' });
-      expect(env.INSERT_QUEUE_WAIT_MS).toBe(60000);
-      expect(env.CREATE_WAITING_TIMEOUT_MS).toBe(60000);
       expect(env).not.toHaveProperty('CREATE_QUEUE_WAIT_MS');
-    });
-
-    it('gives way to a current name that is set', () => {
-      const env = validateEnvironment({
-        CREATE_QUEUE_WAIT_MS: '60000',
-        CREATE_WAITING_TIMEOUT_MS: '500',
-        CREATE_QUEUE_LIMIT: '250',
-        INSERT_QUEUE_LIMIT: '',
-      });
-      expect(env.INSERT_QUEUE_WAIT_MS).toBe(60000);
-      expect(env.CREATE_WAITING_TIMEOUT_MS).toBe(500);
-      // Empty counts as unset: the former name's value applies.
-      expect(env.INSERT_QUEUE_LIMIT).toBe(250);
     });
 
     it('names the former variable when its value is refused, never the value', () => {

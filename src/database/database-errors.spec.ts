@@ -7,6 +7,9 @@ import {
 
 const withCode = (code: string) =>
   Object.assign(new Error('driver text'), { code });
+/** As TypeORM throws it: its own error, the driver's under driverError. */
+const wrapping = (code: string) =>
+  Object.assign(new Error('query failed'), { driverError: withCode(code) });
 
 describe('isDatabaseUnavailable', () => {
   it.each([
@@ -25,12 +28,7 @@ describe('isDatabaseUnavailable', () => {
     ['SQLSTATE 53300 (too many connections)', withCode('53300')],
     ['SQLSTATE 57014 (statement timeout)', withCode('57014')],
     ['SQLSTATE 25006 (a standby: read-only transaction)', withCode('25006')],
-    [
-      'a TypeORM error wrapping a lost connection',
-      Object.assign(new Error('query failed'), {
-        driverError: withCode('57P01'),
-      }),
-    ],
+    ['a TypeORM error wrapping a lost connection', wrapping('57P01')],
   ])('is true for %s', (_case, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
@@ -40,12 +38,7 @@ describe('isDatabaseUnavailable', () => {
     ['a unique violation (23505)', withCode('23505')],
     ['a bad encoding (22021)', withCode('22021')],
     ['a plain error', new Error('boom')],
-    [
-      'a wrapped syntax error',
-      Object.assign(new Error('query failed'), {
-        driverError: withCode('42601'),
-      }),
-    ],
+    ['a wrapped syntax error', wrapping('42601')],
     ['a string', 'ECONNREFUSED'],
     ['null', null],
   ])('is false for %s', (_case, error) => {
@@ -61,12 +54,7 @@ describe('isLostConnection', () => {
       'a connection lost mid-query',
       new Error('Connection terminated unexpectedly'),
     ],
-    [
-      'a wrapped lost connection',
-      Object.assign(new Error('query failed'), {
-        driverError: withCode('57P01'),
-      }),
-    ],
+    ['a wrapped lost connection', wrapping('57P01')],
   ])('is true for %s', (_case, error) => {
     expect(isLostConnection(error)).toBe(true);
   });
@@ -92,12 +80,7 @@ describe('isCausedByOneRow', () => {
     ['a null in a required column (23502)', withCode('23502')],
     ['a check violation (23514)', withCode('23514')],
     ['an index row too large (54000)', withCode('54000')],
-    [
-      'a TypeORM error wrapping a bad encoding',
-      Object.assign(new Error('query failed'), {
-        driverError: withCode('22021'),
-      }),
-    ],
+    ['a TypeORM error wrapping a bad encoding', wrapping('22021')],
   ])('is true for %s', (_case, error) => {
     expect(isCausedByOneRow(error)).toBe(true);
   });

@@ -1,7 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { Pool } from 'pg';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
-import { DatabaseHealth } from './database-health.js';
+import {
+  DatabaseHealth,
+  type DatabaseHealthOptions,
+} from './database-health.js';
 
 const unavailable = () =>
   Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
@@ -11,7 +14,14 @@ const lost = () => new Error('Connection terminated unexpectedly');
  * A stand-in pool whose every statement is answered by `answer` (the current one, so a
  * test can change what the database does), counting the statements.
  */
-function database() {
+function database(
+  timings: DatabaseHealthOptions = {
+    probeTimeoutMs: 60_000,
+    readinessTimeoutMs: 60_000,
+    retryEveryMs: 1,
+    reuseForMs: 60_000,
+  },
+) {
   let answer: () => Promise<unknown> = async () => ({ rows: [] });
   const statements: string[] = [];
   const pool = {
@@ -24,12 +34,7 @@ function database() {
         release: () => {},
       }),
   } as unknown as Pool;
-  const health = new DatabaseHealth(() => pool, {
-    probeTimeoutMs: 60_000,
-    readinessTimeoutMs: 60_000,
-    retryEveryMs: 1,
-    reuseForMs: 60_000,
-  });
+  const health = new DatabaseHealth(() => pool, timings);
   return {
     health,
     statements,
@@ -135,20 +140,14 @@ describe('DatabaseHealth', () => {
   it('readiness gives up on a slow probe without declaring the database down; the probe, once it commits, counts', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {
-      let commit: (value: unknown) => void = () => {};
-      const pool = {
-        connect: async () =>
-          Object.assign(new EventEmitter(), {
-            query: () => new Promise((resolve) => (commit = resolve)),
-            release: () => {},
-          }),
-      } as unknown as Pool;
-      const health = new DatabaseHealth(() => pool, {
+      const { health, answers } = database({
         probeTimeoutMs: 2_000,
         readinessTimeoutMs: 800,
         retryEveryMs: 100,
         reuseForMs: 1_000,
       });
+      let commit: (value: unknown) => void = () => {};
+      answers(() => new Promise((resolve) => (commit = resolve)));
       const ready = health.check();
       const outcome = expect(ready).rejects.toBeInstanceOf(
         DatabaseDeadlineError,

@@ -43,26 +43,25 @@ interface WaitingCreate {
   request: IncomingMessage;
   response: ServerResponse;
   handOn: Next;
-  /** Epoch ms it arrived: one that has waited CREATE_WAITING_TIMEOUT_MS when its turn comes is refused instead. */
+  /**
+   * Epoch ms it arrived: one that has waited CREATE_WAITING_TIMEOUT_MS when its turn comes
+   * is refused instead.
+   */
   since: number;
 }
 
 /**
- * Load shedding for POST /plants, decided before any other work. Past its capacity the
- * service's main thread is the limit (bench/RESULTS.md): every create taken makes all the
- * others later, and arrivals wait in the kernel's socket buffers where no queue bound can
- * see them. So at most CREATE_CONCURRENCY_LIMIT creates are worked on at once; up to
- * CREATE_WAITING_LIMIT more wait their turn in arrival order, before any work (so a burst
- * of that size is taken, not refused); past both, or when the insert queue is overloaded
- * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once, by
- * the first middleware of the plant routes (AppModule binds it to PlantsController, so
- * it follows them wherever Nest mounts them, a global prefix included). Waiting before the work, not in it, is what keeps creates
- * cheap under overload (measured: bench/RESULTS.md, phase 7b). A refusal must cost a small fraction of a create,
- * or refusing would itself eat the capacity: so it keeps the connection open when the body
- * is small enough to discard (a reconnect costs the same thread an accept and a handshake).
- * Other methods and routes are never refused nor held. Refusals never
- * reach the request metrics, so they are counted here (plants_shed_total, by the
- * bound met).
+ * Load shedding for POST /plants, decided before any other work. Past its capacity the main
+ * thread is the limit, and every create taken makes all the others later: so at most
+ * CREATE_CONCURRENCY_LIMIT creates are worked on at once, up to CREATE_WAITING_LIMIT more
+ * wait their turn in arrival order, before any work (a burst that size is taken, not
+ * refused), and past both, or while the insert queue is overloaded
+ * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once. A refusal
+ * must cost a small fraction of a create, or refusing would itself eat the capacity: it keeps
+ * the connection when the body is small enough to discard. Other methods and routes are never
+ * refused nor held. Refusals never reach the request metrics, so they are counted here
+ * (plants_shed_total, by the bound met). Measured:
+ * bench/RESULTS.md#2026-11-22-phase-7b-128-creates-worked-on-at-once-128-more-waiting-their-turn-before-any-work
  */
 @Injectable()
 export class CreateAdmission implements NestMiddleware {
@@ -112,7 +111,8 @@ export class CreateAdmission implements NestMiddleware {
    * The same decision in front of Express, for the paths the route was met at (createApp
    * installs it on the service's server): a refusal there skips Express's routing and
    * middleware, which cost about as much again as the refusal itself under overload, where
-   * thousands are refused a second. A path not yet learned goes through to use().
+   * thousands are refused a second. A path not yet learned goes through to use(). Measured:
+   * bench/RESULTS.md#2026-11-23-issue-19-the-modules-as-a-library-before-and-after-and-the-standard-body-parser
    */
   inFrontOf(listener: RequestListener): RequestListener {
     return (request, response) => {

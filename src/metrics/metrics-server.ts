@@ -12,6 +12,7 @@ import { ErrorAnswer } from '../errors/error-answer.js';
 import { MetricsService } from './metrics.service.js';
 
 const NOT_FOUND = ErrorAnswer.forStatus(HttpStatus.NOT_FOUND);
+const SCRAPE_FAILED = ErrorAnswer.forStatus(HttpStatus.INTERNAL_SERVER_ERROR);
 
 /** With METRICS_PORT set, /metrics is served there (for a private scrape network) instead. */
 @Injectable()
@@ -37,7 +38,14 @@ export class MetricsServer
         this.metrics.render().then(
           ({ contentType, body }) =>
             response.writeHead(200, { 'Content-Type': contentType }).end(body),
-          () => response.writeHead(500).end(),
+          (error: unknown) => {
+            // As the exception filter does for the same failure on the API port.
+            this.logger.error(
+              'Unexpected error on GET /metrics',
+              error instanceof Error ? error.stack : String(error),
+            );
+            SCRAPE_FAILED.writeTo(response);
+          },
         );
         return;
       }

@@ -1,5 +1,9 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { definedOnly } from '../common/defined-only.js';
+import {
+  buildConfigurableModule,
+  SettingsOf,
+} from '../common/module-options.js';
 import { bodyLimitBytes, isBodyLimit } from '../request-body/request-body.js';
 
 /**
@@ -26,13 +30,9 @@ export const PLANTS_DEFAULTS: Readonly<Required<PlantsModuleOptions>> = {
 };
 
 /** The options with every default filled in, checked once when the module starts. */
-export class PlantsSettings {
-  readonly bodyLimit: string;
-  readonly bodyLimitBytes: number;
-  readonly databaseRequestTimeoutMs: number;
-  readonly insertQueueLimit: number;
-  readonly insertQueueWaitMs: number;
-
+export class PlantsSettings extends SettingsOf<
+  Required<PlantsModuleOptions> & { bodyLimitBytes: number }
+>() {
   constructor(options: PlantsModuleOptions = {}) {
     const given = { ...PLANTS_DEFAULTS, ...definedOnly(options) };
     if (!isBodyLimit(given.bodyLimit)) {
@@ -49,21 +49,19 @@ export class PlantsSettings {
         throw new Error(`PlantsModule: ${key} must be a positive integer.`);
       }
     }
-    this.bodyLimit = given.bodyLimit;
-    this.bodyLimitBytes = bodyLimitBytes(given.bodyLimit);
-    this.databaseRequestTimeoutMs = given.databaseRequestTimeoutMs;
-    this.insertQueueLimit = given.insertQueueLimit;
-    this.insertQueueWaitMs = given.insertQueueWaitMs;
+    super({
+      bodyLimit: given.bodyLimit,
+      bodyLimitBytes: bodyLimitBytes(given.bodyLimit),
+      databaseRequestTimeoutMs: given.databaseRequestTimeoutMs,
+      insertQueueLimit: given.insertQueueLimit,
+      insertQueueWaitMs: given.insertQueueWaitMs,
+    });
   }
 }
 
 export const {
   ConfigurableModuleClass: ConfigurablePlantsModule,
   MODULE_OPTIONS_TOKEN: PLANTS_MODULE_OPTIONS,
-  OPTIONS_TYPE: PLANTS_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: PLANTS_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<PlantsModuleOptions>({
-  moduleName: 'Plants',
-})
-  .setClassMethodName('forRoot')
-  .build();
+} = buildConfigurableModule(
+  new ConfigurableModuleBuilder<PlantsModuleOptions>({ moduleName: 'Plants' }),
+);

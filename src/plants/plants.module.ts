@@ -5,11 +5,10 @@ import { JsonBodyReader } from '../request-body/json-body.reader.js';
 import { DatabaseHealthModule } from '../database/database-health.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { PlantEntity } from './plant.entity.js';
+import { settingsProvider } from '../common/module-options.js';
 import {
   ConfigurablePlantsModule,
   PLANTS_MODULE_OPTIONS,
-  type PLANTS_OPTIONS_TYPE,
-  type PlantsModuleOptions,
   PlantsSettings,
 } from './plants-module.options.js';
 import { PlantsController } from './plants.controller.js';
@@ -31,12 +30,7 @@ import { PlantsService } from './plants.service.js';
   ],
   controllers: [PlantsController],
   providers: [
-    {
-      provide: PlantsSettings,
-      inject: [PLANTS_MODULE_OPTIONS],
-      useFactory: (options: PlantsModuleOptions | undefined) =>
-        new PlantsSettings(options),
-    },
+    settingsProvider(PlantsSettings, PLANTS_MODULE_OPTIONS),
     {
       provide: JsonBodyReader,
       inject: [PlantsSettings],
@@ -49,9 +43,4 @@ import { PlantsService } from './plants.service.js';
   ],
   exports: [PlantsService],
 })
-export class PlantsModule extends ConfigurablePlantsModule {
-  /** With no options at all: every setting's default. */
-  static override forRoot(options: typeof PLANTS_OPTIONS_TYPE = {}) {
-    return super.forRoot(options);
-  }
-}
+export class PlantsModule extends ConfigurablePlantsModule {}

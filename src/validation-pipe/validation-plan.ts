@@ -1,7 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { TransformationType } from 'class-transformer';
-// class-transformer's decorators write here; its index does not re-export it.
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
+import { type ClassTransformOptions, plainToInstance } from 'class-transformer';
 import {
   getFromContainer,
   getMetadataStorage,
@@ -60,52 +58,34 @@ function isPlainRule(metadata: ValidationMetadata): boolean {
 }
 
 /**
- * Whether class-transformer would do more than copy the plain values: a @Type, @Transform,
- * @Expose or @Exclude on the class would make the instance differ from the plan's copy.
- */
-function isShapedByClassTransformer(
-  metatype: Type<object>,
-  properties: readonly string[],
-): boolean {
-  const storage = defaultMetadataStorage;
-  return (
-    storage.getStrategy(metatype) !== 'none' ||
-    storage.getExposedMetadatas(metatype).length > 0 ||
-    storage.getExcludedMetadatas(metatype).length > 0 ||
-    properties.some(
-      (property) =>
-        storage.findTypeMetadata(metatype, property) !== undefined ||
-        storage.findTransformMetadatas(
-          metatype,
-          property,
-          TransformationType.PLAIN_TO_CLASS,
-        ).length > 0,
-    )
-  );
-}
-
-/**
  * The valid case of a DTO's class-validator rules, compiled once: the rules, and the
- * functions they call, are class-validator's own (read from its metadata), so they cannot
- * drift from the decorators. What the plan cannot decide alone it declines, and Nest's
- * ValidationPipe decides: a refusal (which needs class-validator's messages), a value that
- * is not a plain object of primitives, a class with rules beyond isPlainRule or shaped by
- * class-transformer's decorators.
+ * functions they call, are class-validator's own (read through its public
+ * `getMetadataStorage()`), so they cannot drift from the decorators. The instance is
+ * class-transformer's own too: `plainToInstance` with the options Nest's ValidationPipe
+ * passes, so @Transform, @Type, @Expose and @Exclude apply exactly as in the pipe. What the
+ * plan cannot decide alone it declines, and Nest's ValidationPipe decides: a refusal (which
+ * needs class-validator's messages), a value that is not a plain object, a declared field
+ * that is not a primitive, a class with rules beyond isPlainRule.
  *
- * Why: the pipe's general path (class-transformer's copy, class-validator's metadata
- * lookup, grouping and error objects per call) was a fifth of the bytes allocated per
- * create and 9% of its CPU (bench/RESULTS.md).
+ * Why: the pipe's general path (class-validator's metadata lookup, grouping, its executor
+ * and error objects per call) was the largest part of validation's cost per create
+ * (bench/RESULTS.md).
  */
 export class ValidationPlan<T extends object> {
   private constructor(
     private readonly metatype: Type<T>,
-    private readonly properties: readonly string[],
+    private readonly transformOptions: ClassTransformOptions,
+    private readonly properties: ReadonlySet<string>,
     private readonly rules: readonly Rule[],
   ) {}
 
-  /** A plan for `metatype`, or undefined when one of its rules is beyond a plan. */
+  /**
+   * A plan for `metatype`, or undefined when one of its rules is beyond a plan.
+   * `transformOptions` are those the pipe it stands in front of gives class-transformer.
+   */
   static compile<T extends object>(
     metatype: Type<T>,
+    transformOptions: ClassTransformOptions = {},
   ): ValidationPlan<T> | undefined {
     const storage = getMetadataStorage();
     const metadatas = storage.getTargetValidationMetadatas(
@@ -127,9 +107,8 @@ export class ValidationPlan<T extends object> {
           ),
         ),
     }));
-    const properties = [...new Set(rules.map((rule) => rule.property))];
-    if (isShapedByClassTransformer(metatype, properties)) return undefined;
-    return new ValidationPlan(metatype, properties, rules);
+    const properties = new Set(rules.map((rule) => rule.property));
+    return new ValidationPlan(metatype, transformOptions, properties, rules);
   }
 
   /**
@@ -138,14 +117,21 @@ export class ValidationPlan<T extends object> {
    */
   accept(value: unknown): T | undefined {
     if (!isPlainObject(value)) return undefined;
-    const instance = new this.metatype();
+    const instance = plainToInstance(
+      this.metatype,
+      value,
+      this.transformOptions,
+    );
+    // class-transformer skips an own "__proto__" key today; were it to copy one, the
+    // prototype would change and class-validator would refuse the value: so do we.
+    if (Object.getPrototypeOf(instance) !== this.metatype.prototype)
+      return undefined;
     const fields = instance as Record<string, unknown>;
-    for (const property of this.properties) {
-      if (!Object.hasOwn(value, property)) continue;
-      const field = value[property];
-      if (!isPrimitive(field)) return undefined;
-      fields[property] = field;
-    }
+    for (const key of Object.keys(fields))
+      if (!this.properties.has(key)) delete fields[key];
+    for (const property of this.properties)
+      if (fields[property] !== undefined && !isPrimitive(fields[property]))
+        return undefined;
     for (const rule of this.rules) {
       const field = fields[rule.property];
       const args: ValidationArguments = {

@@ -5,8 +5,14 @@ import {
   ValidationError,
   ValidationPipe,
 } from '@nestjs/common';
+import type { ClassTransformOptions } from 'class-transformer';
 import { ApiError } from '../errors/api-error.js';
 import { ValidationPlan } from './validation-plan.js';
+
+/** class-transformer's options, the plan's and the pipe's: "12" is not made 12. */
+const TRANSFORM_OPTIONS: ClassTransformOptions = {
+  enableImplicitConversion: false,
+};
 
 /** One sentence naming each failing field and its rule; never the value that was sent. */
 export function describeValidationErrors(errors: ValidationError[]): string {
@@ -24,6 +30,10 @@ export function describeValidationErrors(errors: ValidationError[]): string {
  *
  * A body its DTO's compiled plan accepts is done there; everything else, every refusal
  * included, goes through Nest's ValidationPipe, which decides and words the answer.
+ *
+ * Given a DTO class, it validates against that class whatever type the parameter declares,
+ * so that a route can keep its body out of reach of a host's global ValidationPipe
+ * (which skips a parameter declared as Object) and still be validated here.
  */
 export class DtoValidationPipe implements PipeTransform {
   private readonly plans = new Map<
@@ -31,19 +41,33 @@ export class DtoValidationPipe implements PipeTransform {
     ValidationPlan<object> | undefined
   >();
 
-  constructor(private readonly validationPipe: ValidationPipe) {}
+  constructor(
+    private readonly validationPipe: ValidationPipe,
+    private readonly dto?: Type<object>,
+  ) {}
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    const metatype = (this.dto ?? metadata.metatype) as
+      Type<object> | undefined;
     const accepted =
-      metadata.type === 'body' && metadata.metatype !== undefined
-        ? this.planFor(metadata.metatype as Type<object>)?.accept(value)
+      metadata.type === 'body' && metatype !== undefined
+        ? this.planFor(metatype)?.accept(value)
         : undefined;
-    return accepted ?? this.validationPipe.transform(value, metadata);
+    return (
+      accepted ??
+      this.validationPipe.transform(
+        value,
+        this.dto === undefined ? metadata : { ...metadata, metatype },
+      )
+    );
   }
 
   private planFor(metatype: Type<object>): ValidationPlan<object> | undefined {
     if (!this.plans.has(metatype))
-      this.plans.set(metatype, ValidationPlan.compile(metatype));
+      this.plans.set(
+        metatype,
+        ValidationPlan.compile(metatype, TRANSFORM_OPTIONS),
+      );
     return this.plans.get(metatype);
   }
 }
@@ -52,7 +76,7 @@ export class DtoValidationPipe implements PipeTransform {
 export function createClassValidatorPipe(): ValidationPipe {
   return new ValidationPipe({
     transform: true,
-    transformOptions: { enableImplicitConversion: false },
+    transformOptions: TRANSFORM_OPTIONS,
     whitelist: true,
     forbidNonWhitelisted: false,
     forbidUnknownValues: true,
@@ -63,6 +87,7 @@ export function createClassValidatorPipe(): ValidationPipe {
   });
 }
 
-export function createValidationPipe(): DtoValidationPipe {
-  return new DtoValidationPipe(createClassValidatorPipe());
+/** `dto`: the class to validate against, in place of the parameter's declared type. */
+export function createValidationPipe(dto?: Type<object>): DtoValidationPipe {
+  return new DtoValidationPipe(createClassValidatorPipe(), dto);
 }

@@ -1,0 +1,70 @@
+import type {
+  ConfigurableModuleBuilder,
+  ConfigurableModuleCls,
+  ConfigurableModuleHost,
+  DynamicModule,
+  FactoryProvider,
+  InjectionToken,
+} from '@nestjs/common';
+
+/** A module class with forRoot's options optional. */
+export type ConfigurableModuleWithDefaults<Options, Extras> =
+  ConfigurableModuleCls<Options, 'forRoot', 'create', Extras> & {
+    forRoot(options?: Options & Partial<Extras>): DynamicModule;
+  };
+
+/**
+ * Builds a library module's forRoot and forRootAsync with Nest's ConfigurableModuleBuilder,
+ * forRoot's options optional: `forRoot()` means every default. (The builder's own forRoot
+ * wants an object, and with extras fails without one.)
+ */
+export function buildConfigurableModule<
+  Options extends object,
+  Extras,
+  MethodKey extends string,
+>(
+  builder: ConfigurableModuleBuilder<Options, MethodKey, 'create', Extras>,
+): ConfigurableModuleHost<Options, 'forRoot', 'create', Extras> & {
+  ConfigurableModuleClass: ConfigurableModuleWithDefaults<Options, Extras>;
+} {
+  const built = builder.setClassMethodName('forRoot').build();
+  const ConfigurableModuleClass = class extends built.ConfigurableModuleClass {
+    // Every option has a default, so none at all is a valid set.
+    static override forRoot(
+      options = {} as Options & Partial<Extras>,
+    ): DynamicModule {
+      return super.forRoot(options);
+    }
+  };
+  return { ...built, ConfigurableModuleClass };
+}
+
+/**
+ * The module's settings, built once from the options forRoot or forRootAsync gave, where
+ * the module's providers inject them.
+ */
+export function settingsProvider<Options, Settings>(
+  settings: new (options?: Options) => Settings,
+  optionsToken: InjectionToken,
+): FactoryProvider<Settings> {
+  return {
+    provide: settings,
+    inject: [optionsToken],
+    useFactory: (options: Options | undefined) => new settings(options),
+  };
+}
+
+/**
+ * The base of a module's settings class: its fields are the ones given, declared once (in
+ * the options interface), read-only. The subclass checks the options and fills in the
+ * defaults before it hands them over.
+ */
+export function SettingsOf<Fields extends object>(): new (
+  fields: Fields,
+) => Readonly<Fields> {
+  return class {
+    constructor(fields: Fields) {
+      Object.assign(this, fields);
+    }
+  } as new (fields: Fields) => Readonly<Fields>;
+}
