@@ -1,5 +1,4 @@
-// A lean HTTP/1.1 keep-alive client for the open loops of the benchmark and the overload
-// scenario. node:http costs several times more CPU per request, and on a 2-core machine the
+// A lean HTTP/1.1 keep-alive client for the benchmark's open loops. node:http costs several times more CPU per request, and on a 2-core machine the
 // generator's CPU is taken from the server under test: at a few thousand requests per second
 // node:http alone pushed the machine into overload (and measured itself). This one writes
 // each request whole and parses only what a server sends back to it: the status line, a

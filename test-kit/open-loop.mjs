@@ -1,5 +1,5 @@
-// Open loop: a constant arrival rate, for the benchmark (bench/lib/open-loop.mjs) and the
-// overload scenario (test/reliability/support/load.ts) alike. Request i is due at
+// Open loop: a constant arrival rate, for the benchmark (bench/lib/open-loop.mjs); the
+// overload scenario has its own generator in C (test-kit/load-generator/). Request i is due at
 // t0 + i / rate and is sent then, however many earlier requests are still waiting for an
 // answer, and its time is counted from when it was due, not from when it went out. A server
 // that stalls therefore pays for every request that arrived during the stall (no

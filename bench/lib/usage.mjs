@@ -3,25 +3,8 @@
 // used meanwhile.
 import { readdirSync, readFileSync } from 'node:fs';
 import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
+import { cpuSeconds, statFields } from '../../test-kit/process-tree.mjs';
 import { machineTicks } from './machine.mjs';
-
-const TICKS_PER_SECOND = 100; // getconf CLK_TCK; 100 on every Linux this runs on
-
-/** The fields of a stat file (/proc/<pid>/stat) from field 3 (state) on. */
-function statFields(path) {
-  const text = readFileSync(path, 'utf8');
-  // The command name may hold spaces and parentheses: the fields start after the last ')'.
-  return text.slice(text.lastIndexOf(')') + 2).split(' ');
-}
-
-/** User + system CPU seconds of a process (all its threads), or of one thread. */
-export function cpuSeconds(pid, tid) {
-  const fields = statFields(
-    tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`,
-  );
-  // utime and stime are fields 14 and 15 of stat(5); fields[0] is field 3 (state).
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
 
 /** A field of /proc/<pid>/status in kB (VmRSS, RssAnon, RssFile, VmHWM...); 0 if absent. */
 export function statusKb(pid, key) {

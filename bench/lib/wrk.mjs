@@ -4,7 +4,7 @@
 // reference answers; wrk in C does not (the run proves it against a server that answers
 // at once: `generatorCeiling`).
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -116,42 +116,4 @@ export async function wrkClosedLoop({ url, token, connections, seconds, cpu }) {
   };
 }
 
-/** `pid` and every process below it, now. */
-function processTree(pid) {
-  const children = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(
-        stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1],
-      );
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const tree = [];
-  const visit = (id) => {
-    tree.push(id);
-    for (const child of children.get(id) ?? []) visit(child);
-  };
-  visit(pid);
-  return tree;
-}
-
-/**
- * Runs every thread of `pid` and of the processes below it on `cpus` ("1", "0,1"); a
- * process forked later (a new PostgreSQL backend) inherits its parent's.
- */
-export function pinProcessTree(pid, cpus) {
-  for (const id of processTree(pid)) {
-    try {
-      execFileSync('taskset', ['-a', '-p', '-c', cpus, String(id)], {
-        stdio: 'ignore',
-      });
-    } catch {
-      // The process ended while we pinned it.
-    }
-  }
-}
+export { pinProcessTree } from '../../test-kit/process-tree.mjs';

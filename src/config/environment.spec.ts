@@ -33,6 +33,8 @@ describe('validateEnvironment', () => {
       HTTP_HEADERS_TIMEOUT_MS: 10000,
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000,
+      HTTP_MAX_CONNECTIONS: 0,
+      HTTP_LISTEN_BACKLOG: 511,
       CORS_ORIGINS: [],
       METRICS_ENABLED: true,
       METRICS_PORT: undefined,

@@ -184,6 +184,17 @@ export class Environment {
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
 
+  /**
+   * Connections the server serves at once; past it, a new connection's request is answered
+   * 503 with Retry-After and Connection: close before any parsing (0: no cap).
+   */
+  @IsIntegerBetween(0, 1_000_000)
+  HTTP_MAX_CONNECTIONS: number = 0;
+
+  /** Connections the kernel queues for accept (capped by net.core.somaxconn). */
+  @IsIntegerBetween(1, 65_535)
+  HTTP_LISTEN_BACKLOG: number = 511;
+
   /** Origins allowed by CORS; empty: CORS off (no Access-Control-* headers). */
   @Transform(splitList)
   @IsString({ each: true })

@@ -1,14 +1,17 @@
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Environment } from '../config/environment.js';
+import { capConnections } from './connection-cap.js';
 import { answerExpectations, withProtocolChecks } from './protocol-checks.js';
 
-export type ServerTimeouts = Pick<
+export type ServerSettings = Pick<
   Environment,
   | 'HTTP_HEADERS_TIMEOUT_MS'
   | 'HTTP_REQUEST_TIMEOUT_MS'
   | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'
+  | 'HTTP_MAX_CONNECTIONS'
+  | 'HTTP_LISTEN_BACKLOG'
 >;
 
 /**
@@ -23,7 +26,7 @@ export type ServerTimeouts = Pick<
  * checks Node would answer without a body are made in protocol-checks.ts instead.
  */
 export class TimedExpressAdapter extends ExpressAdapter {
-  constructor(private readonly timeouts: ServerTimeouts) {
+  constructor(private readonly timeouts: ServerSettings) {
     super();
   }
 
@@ -46,6 +49,25 @@ export class TimedExpressAdapter extends ExpressAdapter {
     answerExpectations(server);
     // Older Node versions ignore keepAliveTimeout in the options; the property always works.
     server.keepAliveTimeout = this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+    capConnections(server, this.timeouts.HTTP_MAX_CONNECTIONS);
     this.setHttpServer(server);
+  }
+
+  /** Nest's listen(port, hostname?, callback?), with the configured accept queue. */
+  override listen(port: string | number, callback?: () => void): Server;
+  override listen(
+    port: string | number,
+    hostname: string,
+    callback?: () => void,
+  ): Server;
+  override listen(port: string | number, ...rest: unknown[]): Server {
+    const callback = rest.find(
+      (item): item is () => void => typeof item === 'function',
+    );
+    const host = rest.find((item): item is string => typeof item === 'string');
+    return (this.getHttpServer() as Server).listen(
+      { port: Number(port), host, backlog: this.timeouts.HTTP_LISTEN_BACKLOG },
+      callback,
+    );
   }
 }

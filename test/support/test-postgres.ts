@@ -21,6 +21,8 @@ export interface TestPostgres {
   /** SIGCONT to the processes pause() stopped: they carry on where they were. */
   resume(): Promise<void>;
   start(): Promise<void>;
+  /** The postmaster's process id (its backends are its children). */
+  postmasterPid(): Promise<number>;
 }
 
 async function childrenOf(pid: number): Promise<number[]> {
@@ -108,5 +110,6 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
     async start() {
       server = await EmbeddedPostgresServer.start(options);
     },
+    postmasterPid,
   };
 }

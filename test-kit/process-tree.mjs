@@ -1,0 +1,60 @@
+// Processes as /proc tells them, for the reliability scenarios and the benchmark (bench/)
+// alike: a process's tree, pinning it to cores, its CPU time. Plain JavaScript so the .mjs
+// benchmark can import it too; its types are in process-tree.d.mts.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // getconf CLK_TCK; 100 on every Linux this runs on
+
+/** The fields of a stat file (/proc/<pid>/stat) from field 3 (state) on. */
+export function statFields(path) {
+  const text = readFileSync(path, 'utf8');
+  // The command name may hold spaces and parentheses: the fields start after the last ')'.
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/** User + system CPU seconds of a process (all its threads), or of one thread. */
+export function cpuSeconds(pid, tid) {
+  const fields = statFields(
+    tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`,
+  );
+  // utime and stime are fields 14 and 15 of stat(5); fields[0] is field 3 (state).
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** `pid` and every process below it, now. */
+export function processTree(pid) {
+  const children = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const parent = Number(statFields(`/proc/${entry}/stat`)[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const tree = [];
+  const visit = (id) => {
+    tree.push(id);
+    for (const child of children.get(id) ?? []) visit(child);
+  };
+  visit(pid);
+  return tree;
+}
+
+/**
+ * Runs every thread of `pid` and of the processes below it on `cpus` ("1", "0,1"); a
+ * process forked later (a new PostgreSQL backend) inherits its parent's.
+ */
+export function pinProcessTree(pid, cpus) {
+  for (const id of processTree(pid)) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', cpus, String(id)], {
+        stdio: 'ignore',
+      });
+    } catch {
+      // The process ended while we pinned it.
+    }
+  }
+}
