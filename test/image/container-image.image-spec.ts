@@ -27,6 +27,7 @@ interface K8sContainer {
   readinessProbe: Probe;
   livenessProbe: Probe;
   resources: { limits: { memory: string } };
+  lifecycle: { preStop: { exec: { command: string[] } } };
   securityContext: {
     runAsNonRoot: boolean;
     readOnlyRootFilesystem: boolean;
@@ -350,7 +351,7 @@ describe('the container image, built from docker/Dockerfile and run with podman'
     expect(rss).toBeLessThan(bytesOf(resources.limits.memory));
   });
 
-  it("answers the Deployment's probes on its container port, and the image's health check passes", async () => {
+  it("answers the Deployment's probes on its container port, runs its preStop command, and the image's health check passes", async () => {
     for (const probe of [
       k8s.startupProbe,
       k8s.readinessProbe,
@@ -374,6 +375,15 @@ describe('the container image, built from docker/Dockerfile and run with podman'
     expect(await inspect(IMAGE, '{{json .Config.ExposedPorts}}')).toBe(
       JSON.stringify({ [`${containerPort}/tcp`]: {} }),
     );
+    // The Deployment's preStop pause runs in this image (as the kubelet runs it: in the
+    // container, as its user): it needs the command it names.
+    const { command } = k8s.lifecycle.preStop.exec;
+    const preStop = await run('podman', ['exec', NAME, ...command]);
+    expect({ command, code: preStop.code, stderr: preStop.stderr }).toEqual({
+      command,
+      code: 0,
+      stderr: '',
+    });
     const check = await run('podman', ['healthcheck', 'run', NAME]);
     expect({ code: check.code, stderr: check.stderr }).toEqual({
       code: 0,
