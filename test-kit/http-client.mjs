@@ -1,8 +1,9 @@
-// A lean HTTP/1.1 keep-alive client for the benchmark's open loops. node:http costs several times more CPU per request, and on a 2-core machine the
-// generator's CPU is taken from the server under test: at a few thousand requests per second
-// node:http alone pushed the machine into overload (and measured itself). This one writes
-// each request whole and parses only what a server sends back to it: the status line, a
-// Content-Length or chunked body, Connection: close. The protocol specs write any bytes and
+// A lean HTTP/1.1 keep-alive client for the benchmark's open loops. node:http costs several
+// times more CPU per request, and on a 2-core machine the generator's CPU is taken from the
+// server under test: at a few thousand requests per second node:http alone pushed the
+// machine into overload (and measured itself). This one writes each request whole and
+// parses only what a server sends back to it: the status line, a Content-Length or chunked
+// body, Connection: close. The protocol specs write any bytes and
 // watch everything through raw-http.ts instead: another job. Plain JavaScript so the .mjs
 // benchmark can import it too; its types are in http-client.d.mts.
 import net from 'node:net';

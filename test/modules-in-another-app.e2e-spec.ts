@@ -34,6 +34,9 @@ import { TOKEN } from './support/tokens.js';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
+/** The service's words for an id outside int64, or not an integer. */
+const ID_RULE =
+  'id must be an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or an exponent.';
 
 /** The host's own DTO: what its own ValidationPipe checks, when it has one. */
 class OrderDto {
@@ -226,12 +229,7 @@ describe("the modules in a host created with Nest's defaults (body parser on)", 
 
     const invalid = await postPlant(host.url, '{"id": "12", "name": "Fern"}');
     expect(invalid.status).toBe(400);
-    expect(invalid.body).toEqual(
-      errorBody(
-        400,
-        'id must be an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or an exponent.',
-      ),
-    );
+    expect(invalid.body).toEqual(errorBody(400, ID_RULE));
 
     const notJson = await send(`${host.url}/plants`, {
       method: 'POST',
@@ -376,9 +374,6 @@ describe("the modules in a host on Nest's defaults with a global prefix", () => 
     expect(order.body).toEqual({ received: { item: 'pot' } });
   });
 });
-
-const ID_RULE =
-  'id must be an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or an exponent.';
 
 /**
  * The most common Nest setup: a global ValidationPipe. Nest runs global pipes before a

@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { productionNodeFlags } from '../../test-kit/node-process.mjs';
+import { pinProcessTree } from '../../test-kit/process-tree.mjs';
 import { countRows, emptyTable, waitForQuiet } from './database.mjs';
 import {
   BARE_REFUSAL_SERVER,
@@ -26,7 +27,7 @@ import {
 import { serviceArgs, startServer } from './servers.mjs';
 import { median } from './stats.mjs';
 import { watch } from './usage.mjs';
-import { pinProcessTree, wrkAvailable, wrkClosedLoop } from './wrk.mjs';
+import { wrkAvailable, wrkClosedLoop } from './wrk.mjs';
 
 const CONNECTIONS = 64;
 const GENERATOR_CPU = 0;

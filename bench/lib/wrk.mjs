@@ -115,5 +115,3 @@ export async function wrkClosedLoop({ url, token, connections, seconds, cpu }) {
     p99: summary.p99 / 1000,
   };
 }
-
-export { pinProcessTree } from '../../test-kit/process-tree.mjs';

@@ -22,6 +22,8 @@ export interface Figures {
   lost: number;
   duplicated: number;
   indeterminate: number;
+  /** Ids with a row although every request for them was refused (`verify`'s `refused`). */
+  refusedButWritten?: number;
   statuses: Record<string, number>;
 }
 
@@ -38,7 +40,9 @@ export const LOAD_UNDER_WAY = 50;
  * Every request a scenario sent and what came back, checked against the database:
  * 1. every 200 has its row with exactly the name and tag sent (else: lost);
  * 2. no row differs from the request that got 200 for its id (else: duplicated);
- * 3. a request without an answer may or may not have its row: indeterminate, never lost.
+ * 3. a request without an answer may or may not have its row: indeterminate, never lost;
+ * 4. given what counts as a refusal (an answer that promises nothing was written), no id
+ *    every request of which was refused has a row (else: refused but written).
  */
 export class Ledger {
   readonly attempts: Attempt[] = [];
@@ -91,7 +95,10 @@ export class Ledger {
     );
   }
 
-  async verify(databaseUrl: string): Promise<Figures> {
+  async verify(
+    databaseUrl: string,
+    { refused }: { refused?: (status: number) => boolean } = {},
+  ): Promise<Figures> {
     const acknowledged = this.answered().filter(
       (attempt) => attempt.outcome.status === 200,
     );
@@ -129,9 +136,20 @@ export class Ledger {
       if (sent === undefined) sentById.set(key, [attempt]);
       else sent.push(attempt);
     }
+    let refusedButWritten = 0;
     for (const [key, row] of rows) {
+      const sent = sentById.get(key) ?? [];
+      if (
+        refused !== undefined &&
+        sent.length > 0 &&
+        sent.every(
+          ({ outcome }) =>
+            outcome.kind === 'answered' && refused(outcome.status),
+        )
+      )
+        refusedButWritten += 1;
       const winner = winners.get(key);
-      const sentExactly = (sentById.get(key) ?? []).some(
+      const sentExactly = sent.some(
         (attempt) =>
           attempt.name === row.name && (attempt.tag ?? null) === row.tag,
       );
@@ -161,6 +179,7 @@ export class Ledger {
       lost,
       duplicated,
       indeterminate: this.attempts.length - this.answered().length,
+      refusedButWritten,
       statuses,
     };
     printFigures(figures);
@@ -172,7 +191,11 @@ export function printFigures(figures: Figures): void {
   process.stdout.write(
     `[reliability] ${figures.scenario}: sent=${figures.sent} acknowledged=${figures.acknowledged} ` +
       `checked=${figures.checked} lost=${figures.lost} duplicated=${figures.duplicated} ` +
-      `indeterminate=${figures.indeterminate} statuses=${JSON.stringify(figures.statuses)}\n`,
+      `indeterminate=${figures.indeterminate} ` +
+      ((figures.refusedButWritten ?? 0) > 0
+        ? `refusedButWritten=${figures.refusedButWritten} `
+        : '') +
+      `statuses=${JSON.stringify(figures.statuses)}\n`,
   );
 }
 
