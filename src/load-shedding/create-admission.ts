@@ -33,8 +33,8 @@ function routePathOf(request: IncomingMessage): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-// Set on a request once admitted: Nest mounts this middleware on each route of the
-// controller, and POST /plants matches two (the create, and the 405 answer to the rest).
+// Set on a request once admitted: one admitted in front of Express (inFrontOf) still meets
+// this middleware on the route.
 const admitted = Symbol('admitted');
 type AdmittedRequest = IncomingMessage & { [admitted]?: true };
 

@@ -1,5 +1,4 @@
 import {
-  All,
   Body,
   Controller,
   HttpCode,
@@ -11,21 +10,19 @@ import {
 import {
   ApiBearerAuth,
   ApiBody,
-  ApiExcludeEndpoint,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Public } from '../auth/public.decorator.js';
 import { RequiresToken } from '../auth/requires-token.decorator.js';
-import { ApiError } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { AcceptsJson } from '../request-body/accepts-json.decorator.js';
 import { createValidationPipe } from '../validation-pipe/validation.pipe.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
+import { PLANTS_PATH } from './plants-path.js';
 import { PlantsService } from './plants.service.js';
 
 /**
@@ -45,7 +42,7 @@ type NewPlantBody = Readonly<NewPlant>;
 @ApiBearerAuth('bearerAuth')
 @RequiresToken()
 @UseFilters(ApiExceptionFilter)
-@Controller('plants')
+@Controller(PLANTS_PATH)
 export class PlantsController {
   constructor(private readonly plants: PlantsService) {}
 
@@ -70,13 +67,5 @@ export class PlantsController {
       newPlant,
       () => socket.destroyed || !socket.writable,
     );
-  }
-
-  // Open so that a wrong method is told 405 whether or not it carries a token.
-  @All()
-  @Public()
-  @ApiExcludeEndpoint()
-  rejectOtherMethods(): never {
-    throw ApiError.methodNotAllowed(['POST']);
   }
 }

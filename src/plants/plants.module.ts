@@ -12,6 +12,7 @@ import {
   PlantsSettings,
 } from './plants-module.options.js';
 import { PlantsController } from './plants.controller.js';
+import { PlantsMethodsController } from './plants-methods.controller.js';
 import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
@@ -28,7 +29,8 @@ import { PlantsService } from './plants.service.js';
     DatabaseHealthModule,
     MetricsModule,
   ],
-  controllers: [PlantsController],
+  // In this order: the create first, then the 405 answer to the other methods.
+  controllers: [PlantsController, PlantsMethodsController],
   providers: [
     settingsProvider(PlantsSettings, PLANTS_MODULE_OPTIONS),
     {
