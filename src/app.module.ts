@@ -79,9 +79,9 @@ export class AppModule implements NestModule {
   constructor(private readonly admission: CreateAdmission) {}
 
   /**
-   * Load shedding follows the plant routes wherever Nest mounts them; the root's
-   * middleware runs before every module's. The same instance also answers in front of
-   * Express (createApp): see CreateAdmission.inFrontOf.
+   * Load shedding follows the plant routes wherever Nest mounts them (a host's global
+   * prefix included). The same instance also answers in front of Express (createApp), for
+   * the paths it learns here: see CreateAdmission.inFrontOf.
    */
   configure(consumer: MiddlewareConsumer): void {
     const admission = this.admission;

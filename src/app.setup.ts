@@ -4,6 +4,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { RequestLogMiddleware } from './logging/request-log.middleware.js';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import type { Environment } from './config/environment.js';
 import { answerClientErrorsWithErrorBody } from './http-server/client-error.handler.js';
 import { TimedExpressAdapter } from './http-server/http-server.adapter.js';
@@ -39,9 +41,25 @@ function shedCreatesInFrontOfExpress(app: NestExpressApplication): void {
 }
 
 /**
+ * The request log and the request timing, for every request, as plain Express middleware
+ * (Nest's documented `app.use()` for global middleware) after the OpenAPI routes. Through
+ * a MiddlewareConsumer, Nest mounts each on a `{*path}` pattern that Express matches and
+ * trims per request, behind a per-request WeakSet that spares a middleware mounted on
+ * overlapping paths a second run: for two middleware that see every request anyway, that
+ * was 3% of a create's CPU (bench/RESULTS.md, issue 19 item 7).
+ */
+function logAndTimeEveryRequest(app: NestExpressApplication): void {
+  for (const middleware of [
+    app.get(RequestLogMiddleware),
+    app.get(HttpMetricsMiddleware),
+  ])
+    app.use(middleware.use.bind(middleware));
+}
+
+/**
  * Builds the service exactly as it runs: bootstrap.ts and the e2e tests both call this, so
  * what cannot be a provider (the HTTP server and its timeouts, the body parser switch,
- * response headers, the OpenAPI routes) is set up in one place. `env` is validated by the
+ * response headers, the OpenAPI routes, the middleware every request passes) is set up in one place. `env` is validated by the
  * caller, once: bootstrap.ts reads process.env, a test passes its own settings.
  */
 export async function createApp(
@@ -69,5 +87,6 @@ export async function createApp(
   answerClientErrorsWithErrorBody(app.getHttpServer());
   shedCreatesInFrontOfExpress(app);
   setupOpenApi(app);
+  logAndTimeEveryRequest(app);
   return app;
 }

@@ -1,11 +1,6 @@
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type LoggerService,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-} from '@nestjs/common';
+import { type LoggerService, Module } from '@nestjs/common';
 import { Logger, LoggerModule, type Params, PinoLogger } from 'nestjs-pino';
 import { type DestinationStream, destination } from 'pino';
 import type { Options } from 'pino-http';
@@ -145,10 +140,7 @@ export function createLogger(env: Environment): LoggerService {
       useFactory: loggerParams,
     }),
   ],
+  // Mounted on every request by createApp (app.setup.ts), not through a MiddlewareConsumer.
   providers: [RequestLogMiddleware],
 })
-export class LoggingModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestLogMiddleware).forRoutes('{*path}');
-  }
-}
+export class LoggingModule {}

@@ -1,4 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { HttpMetricsMiddleware } from './http-metrics.middleware.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsServer } from './metrics-server.js';
@@ -6,15 +6,12 @@ import { MetricsModule } from './metrics.module.js';
 
 /**
  * Publishes the metrics: GET /metrics (or its own port) and the request timing of every
- * route. Apart from MetricsModule so that importing a feature module never adds a route.
+ * route (HttpMetricsMiddleware, mounted on every request by createApp in app.setup.ts).
+ * Apart from MetricsModule so that importing a feature module never adds a route.
  */
 @Module({
   imports: [MetricsModule],
   controllers: [MetricsController],
-  providers: [MetricsServer],
+  providers: [MetricsServer, HttpMetricsMiddleware],
 })
-export class MetricsEndpointModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes('{*path}');
-  }
-}
+export class MetricsEndpointModule {}
