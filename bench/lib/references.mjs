@@ -128,10 +128,6 @@ async function generatorCeiling(ctx, seconds) {
 }
 
 /**
- * `rounds` rounds of every server; null when wrk or taskset is missing (install wrk:
- * `apt-get install wrk`).
- */
-/**
  * The Node flags of `npm run start:prod` in the project a build's dist/ belongs to: an
  * older build (before issue 23) had its V8 flags there rather than adding them itself.
  */
@@ -161,6 +157,10 @@ function serversOf({ only, versus }) {
   );
 }
 
+/**
+ * `rounds` rounds of every server; null when wrk or taskset is missing (install wrk:
+ * `apt-get install wrk`).
+ */
 export async function referenceRounds(
   ctx,
   { rounds, warmupSeconds, seconds, log, only, versus },
