@@ -4,12 +4,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
-import { RequestLogMiddleware } from './logging/request-log.middleware.js';
-import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import type { Environment } from './config/environment.js';
 import { answerClientErrorsWithErrorBody } from './http-server/client-error.handler.js';
 import { TimedExpressAdapter } from './http-server/http-server.adapter.js';
 import { SECURITY_HEADERS } from './http-server/security-headers.js';
+import { RequestLogMiddleware } from './logging/request-log.middleware.js';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
 
@@ -59,8 +59,9 @@ function logAndTimeEveryRequest(app: NestExpressApplication): void {
 /**
  * Builds the service exactly as it runs: bootstrap.ts and the e2e tests both call this, so
  * what cannot be a provider (the HTTP server and its timeouts, the body parser switch,
- * response headers, the OpenAPI routes, the middleware every request passes) is set up in one place. `env` is validated by the
- * caller, once: bootstrap.ts reads process.env, a test passes its own settings.
+ * response headers, the OpenAPI routes, the middleware every request passes) is set up in
+ * one place. `env` is validated by the caller, once: bootstrap.ts reads process.env, a
+ * test passes its own settings.
  */
 export async function createApp(
   env: Environment,

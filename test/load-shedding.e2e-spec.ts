@@ -1,6 +1,7 @@
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { useServiceOnOwnPostgres } from './support/own-postgres.js';
+import { CreateAdmission } from '../src/load-shedding/create-admission.js';
 
 const OVERLOADED = 'The service is overloaded; retry later.';
 
@@ -21,6 +22,25 @@ describe.each([
       globalPrefix === undefined
         ? own.service.url
         : `${own.service.url}/${globalPrefix}`;
+
+    // Nest mounts a middleware once per route of the controller it is bound to: were the
+    // 405 answer to other methods a route of PlantsController, every create would meet
+    // load shedding twice (7% of a create's CPU: bench/RESULTS.md, issue 19 item 7).
+    it('meets each create once on the route', async () => {
+      const use = vi.spyOn(CreateAdmission.prototype, 'use');
+      try {
+        const created = await postPlant(
+          root(),
+          newPlantJson(uniqueId(), 'Fern'),
+        );
+        expect(created.status).toBe(200);
+        expect(use).toHaveBeenCalledTimes(1);
+      } finally {
+        use.mockRestore();
+      }
+      const otherMethod = await send(`${root()}/plants`);
+      expect(otherMethod.status).toBe(405);
+    });
 
     it('answers a create past the limit at once with 503 and Retry-After, before any other work', async () => {
       const { postgres } = own;
