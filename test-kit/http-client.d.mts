@@ -21,13 +21,7 @@ export class ConnectionPool {
     maxConnections?: number;
     /** Counted from each request's `since`; past it the request fails with TIMEOUT. */
     timeoutMs?: number;
-    /** Idle connections are closed after this (4 s); Infinity keeps them. */
-    idleTimeoutMs?: number;
   });
-  /** Connections opened in all. */
-  readonly opened: number;
-  /** Opens every connection now; resolves once each has answered a GET of `probePath`. */
-  preopen(probePath: string): Promise<void>;
   request(
     bytes: Buffer,
     done: (error: RequestError | undefined, response?: PoolResponse) => void,

@@ -10,6 +10,8 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
+/** Idle connections are closed after this: below Node's default keep-alive timeout (5 s). */
+const IDLE_TIMEOUT_MS = 4_000;
 
 const failure = (code, message = code) =>
   Object.assign(new Error(message), { code });
@@ -61,61 +63,28 @@ export function parseResponse(buffer) {
 }
 
 /**
- * Keep-alive connections to one server, opened on demand up to `maxConnections` (or all
- * at once beforehand, with preopen()), one request at a time on each. A request waits in
- * line when all are busy, and its time keeps running: `timeoutMs` counts from the moment
- * the caller gives (when the request was due), and past it the request fails with the code
- * TIMEOUT and its connection is closed. Idle connections are closed after `idleTimeoutMs`,
- * before a server's own keep-alive timeout can close one under a request being written
- * (Node's default is 5 s); Infinity keeps them, as a balancer's pool does.
+ * Keep-alive connections to one server, opened on demand up to `maxConnections`, one
+ * request at a time on each. A request waits in line when all are busy, and its time keeps
+ * running: `timeoutMs` counts from the moment the caller gives (when the request was due),
+ * and past it the request fails with the code TIMEOUT and its connection is closed. Idle
+ * connections are closed after IDLE_TIMEOUT_MS, before a server's own keep-alive timeout
+ * can close one under a request being written (Node's default is 5 s).
  */
 export class ConnectionPool {
-  constructor({
-    host,
-    port,
-    maxConnections = 256,
-    timeoutMs = 10_000,
-    idleTimeoutMs = 4_000,
-  }) {
+  constructor({ host, port, maxConnections = 256, timeoutMs = 10_000 }) {
     Object.assign(this, {
       host,
       port,
       maxConnections,
       timeoutMs,
-      idleTimeoutMs,
     });
     this.idle = [];
     this.open = 0;
-    /** Connections opened in all: those of the start, and one for each that was lost. */
-    this.opened = 0;
     // Waiting requests from `waitingFrom` on (a queue without shift()'s copying).
     this.waiting = [];
     this.waitingFrom = 0;
     this.connections = new Set();
     this.sweeper = setInterval(() => this.sweep(), 250);
-  }
-
-  /**
-   * Opens every connection now and resolves once each has answered `GET <probePath>`: the
-   * server accepted it (a client's handshake completes in the kernel even while the
-   * server's accept queue is full, and a request on it may then wait long).
-   */
-  async preopen(probePath) {
-    const probe = Buffer.from(
-      `GET ${probePath} HTTP/1.1\r\nHost: ${this.host}:${this.port}\r\n\r\n`,
-    );
-    const probes = [];
-    while (this.open < this.maxConnections)
-      probes.push(
-        new Promise((resolve, reject) =>
-          this.connect({
-            bytes: probe,
-            since: performance.now(),
-            done: (error) => (error === undefined ? resolve() : reject(error)),
-          }),
-        ),
-      );
-    await Promise.all(probes);
   }
 
   /**
@@ -133,7 +102,6 @@ export class ConnectionPool {
 
   connect(job) {
     this.open += 1;
-    this.opened += 1;
     const socket = net.connect({
       host: this.host,
       port: this.port,
@@ -225,7 +193,7 @@ export class ConnectionPool {
         job.done(failure('TIMEOUT', 'timed out'));
       } else if (
         job === undefined &&
-        now - connection.idleSince > this.idleTimeoutMs
+        now - connection.idleSince > IDLE_TIMEOUT_MS
       ) {
         this.drop(connection);
       }

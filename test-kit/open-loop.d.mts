@@ -23,16 +23,10 @@ export interface OpenLoopOptions {
   timeoutMs?: number;
   /** 256 unless given. */
   maxConnections?: number;
-  /** Idle connections are closed after this (4 s); Infinity keeps them. */
-  idleTimeoutMs?: number;
-  /** A path: every connection is opened, and answers a GET of it, before the clock starts. */
-  preopenProbe?: string;
 }
 
 /** Resolves once every request is settled. */
 export function openLoop(options: OpenLoopOptions): Promise<{
   /** When request 0 was due (performance.now() time). */
   startedAt: number;
-  /** Connections opened in all. */
-  connections: number;
 }>;

@@ -15,9 +15,7 @@ import { ConnectionPool } from './http-client.mjs';
  * `next(index, dueAt)` gives when it is due (dueAt: its performance.now() time), whose
  * `settle(outcome)` later gets {status, body, ms} or {error, ms}: ms from the due time, error
  * a code (TIMEOUT past `timeoutMs`, ECONNRESET, CLOSED...). Over a ConnectionPool of
- * `maxConnections`; with `preopenProbe` (a path), all are opened, and each answered a GET of
- * it, before the clock starts, as a balancer holds its pool. Resolves once every request is
- * settled, with when request 0 was due and how many connections were opened.
+ * `maxConnections`. Resolves once every request is settled, with when request 0 was due.
  */
 export async function openLoop({
   url,
@@ -28,8 +26,6 @@ export async function openLoop({
   next,
   timeoutMs = 10_000,
   maxConnections = 256,
-  idleTimeoutMs,
-  preopenProbe,
 }) {
   const { hostname, port, host } = new URL(url);
   const pool = new ConnectionPool({
@@ -37,7 +33,6 @@ export async function openLoop({
     port: Number(port),
     maxConnections,
     timeoutMs,
-    idleTimeoutMs,
   });
   const head =
     `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n` +
@@ -45,7 +40,6 @@ export async function openLoop({
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('') +
     'Content-Length: ';
-  if (preopenProbe !== undefined) await pool.preopen(preopenProbe);
 
   const interval = 1000 / rate;
   let sent = 0;
@@ -93,5 +87,5 @@ export async function openLoop({
   setTimeout(tick, 5);
   await finished;
   pool.close();
-  return { startedAt: t0, connections: pool.opened };
+  return { startedAt: t0 };
 }

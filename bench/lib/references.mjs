@@ -147,7 +147,8 @@ function serversOf({ only, versus }) {
   const servers = { ...REFERENCES };
   if (versus !== undefined)
     servers.versus = {
-      args: serviceArgs(startFlagsOfBuild(versus), join(versus, 'main.js')),
+      // Its own project's flags only: serviceArgs would put this project's first.
+      args: [...startFlagsOfBuild(versus), join(versus, 'main.js')],
     };
   if (only === undefined) return servers;
   const wanted = new Set(['service', 'grouping', ...only]);

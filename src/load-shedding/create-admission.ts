@@ -59,7 +59,8 @@ interface WaitingCreate {
  * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once. A refusal
  * must cost a small fraction of a create, or refusing would itself eat the capacity: it keeps
  * the connection when the body is small enough to discard. Other methods and routes are never
- * refused nor held. Refusals never reach the request metrics, so they are counted here
+ * refused nor held. Refusals in front of Express never reach the request log or metrics (only
+ * one by the middleware, at a path not yet learned, would), so they are counted here
  * (plants_shed_total, by the bound met). Measured:
  * bench/RESULTS.md#2026-11-22-phase-7b-128-creates-worked-on-at-once-128-more-waiting-their-turn-before-any-work
  */

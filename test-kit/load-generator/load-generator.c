@@ -282,7 +282,8 @@ static void on_readable(conn_t *c) {
     char *end = strstr(c->rbuf, "\r\n\r\n");
     if (!end) {
       if (c->rlen == sizeof c->rbuf - 1) {
-        settle(c->req, CLOSED, 0, 0);
+        if (c->probe) probes_left--;
+        else settle(c->req, CLOSED, 0, 0);
         close_conn(c);
         return;
       }

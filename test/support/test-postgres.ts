@@ -1,9 +1,10 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddedPostgresServer } from '../../src/database/embedded-postgres.js';
 import { freePort } from '../../test-kit/free-port.mjs';
+import { processTree } from '../../test-kit/process-tree.mjs';
 
 export interface TestPostgres {
   url: string;
@@ -23,18 +24,6 @@ export interface TestPostgres {
   start(): Promise<void>;
   /** The postmaster's process id (its backends are its children). */
   postmasterPid(): Promise<number>;
-}
-
-async function childrenOf(pid: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // Fields after the command name, which is in parentheses: state, then the parent pid.
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (parent === pid) children.push(Number(entry));
-  }
-  return children;
 }
 
 function isAlive(pid: number): boolean {
@@ -90,7 +79,7 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
     },
     async crash() {
       const postmaster = await postmasterPid();
-      const victims = [postmaster, ...(await childrenOf(postmaster))];
+      const victims = processTree(postmaster);
       for (const pid of victims) process.kill(pid, 'SIGKILL');
       while (victims.some(isAlive)) await sleep(20);
       // The library's handle saw its process die; a new start makes a new one.
@@ -100,7 +89,7 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
       // The postmaster first, so that it forks no new backend behind our back.
       const postmaster = await postmasterPid();
       process.kill(postmaster, 'SIGSTOP');
-      paused = [postmaster, ...(await childrenOf(postmaster))];
+      paused = processTree(postmaster);
       for (const pid of paused) process.kill(pid, 'SIGSTOP');
     },
     async resume() {

@@ -62,7 +62,7 @@ export interface GeneratorRun {
 }
 
 export interface LoadGenerator {
-  /** Runs the generator pinned to GENERATOR_CPU; `record` puts its requests in a ledger. */
+  /** Runs the generator pinned to GENERATOR_CPU (recordInLedger puts its requests in a ledger). */
   run(
     mode: 'open' | 'closed',
     options: {

@@ -10,6 +10,13 @@ export function nextId(): bigint {
   return base + sequence;
 }
 
+/** The first of `count` fresh ids in a row, for a client that numbers its own from it. */
+export function nextIds(count: bigint): bigint {
+  const first = base + sequence + 1n;
+  sequence += count;
+  return first;
+}
+
 /** An answer's body as JSON, or as text when it is not JSON (itself a finding). */
 function parsedBody(text: string): unknown {
   try {
