@@ -57,6 +57,11 @@ export class ApiError extends HttpException {
     return new ApiError(HttpStatus.BAD_REQUEST, message);
   }
 
+  /** A body that is JSON but not an object: the contract's bodies are all objects. */
+  static notAJsonObject(): ApiError {
+    return ApiError.badRequest('The request body must be a JSON object.');
+  }
+
   static unauthorized(challenge: string): ApiError {
     return new ApiError(HttpStatus.UNAUTHORIZED, undefined, {
       'WWW-Authenticate': challenge,

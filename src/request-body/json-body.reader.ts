@@ -107,7 +107,7 @@ export class JsonBodyReader {
       document === null ||
       Array.isArray(document)
     ) {
-      throw ApiError.badRequest('The request body must be a JSON object.');
+      throw ApiError.notAJsonObject();
     }
     return document;
   }

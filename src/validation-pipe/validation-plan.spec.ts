@@ -1,4 +1,4 @@
-import type { ArgumentMetadata } from '@nestjs/common';
+import { type ArgumentMetadata, HttpException } from '@nestjs/common';
 import { Expose, Transform } from 'class-transformer';
 import { IsOptional, IsString, ValidateNested } from 'class-validator';
 import fc from 'fast-check';
@@ -16,6 +16,17 @@ const body = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({
   metatype,
 });
 
+/** What a pipe made of a value, whether it answered at once, with a promise, or threw. */
+async function settle(
+  transform: () => unknown,
+): Promise<{ accepted: unknown } | { refused: unknown }> {
+  try {
+    return { accepted: await transform() };
+  } catch (refused) {
+    return { refused };
+  }
+}
+
 /** What Nest's ValidationPipe makes of a copy of `value`: the instance, or the refusal. */
 async function byClassValidator(
   value: unknown,
@@ -27,9 +38,25 @@ async function byClassValidator(
           Object.getOwnPropertyDescriptors(value),
         )
       : value;
-  return classValidator.transform(copy, body(NewPlant)).then(
-    (accepted: unknown) => ({ accepted }),
-    (refused: unknown) => ({ refused }),
+  return settle(() => classValidator.transform(copy, body(NewPlant)));
+}
+
+/** A refusal the filter answers 400: anything else thrown would be a 500. */
+function expectBadRequest(refused: unknown): void {
+  expect(refused).toBeInstanceOf(HttpException);
+  expect((refused as HttpException).getStatus()).toBe(400);
+}
+
+/** The shape the plan takes itself: a plain object of primitives, no prototype key. */
+function isFlat(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return false;
+  return (
+    Object.entries(value).every(
+      ([name, field]) =>
+        !['__proto__', 'prototype', 'constructor'].includes(name) &&
+        (field === null || typeof field !== 'object'),
+    ) && !Object.hasOwn(value, '__proto__')
   );
 }
 
@@ -47,6 +74,7 @@ const field = fc.oneof(
     maxKeys: 2,
   }),
 );
+// Keys a hostile client sends: the DTO's, near misses, and the names object walkers trip on.
 const key = fc.constantFrom(
   'id',
   'name',
@@ -54,27 +82,56 @@ const key = fc.constantFrom(
   'extra',
   'constructor',
   '__proto__',
+  'prototype',
   'toString',
+  '',
+  'ID',
+  'id ',
 );
-// Own properties, '__proto__' included, as a JSON parser makes them.
+/** A value a JSON parser makes: nested objects (own keys, '__proto__' included) and arrays. */
+function ownRecord(
+  entries: readonly (readonly [string, unknown])[],
+  nullPrototype: boolean,
+): Record<string, unknown> {
+  const object: Record<string, unknown> = nullPrototype
+    ? (Object.create(null) as Record<string, unknown>)
+    : {};
+  for (const [name, value] of entries)
+    Object.defineProperty(object, name, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return object;
+}
+const { nested } = fc.letrec<{ nested: unknown }>((tie) => ({
+  nested: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    field,
+    fc.constantFrom(-0, 1e308, '\u0000', '\udc00', [], {}),
+    fc.array(tie('nested'), { maxLength: 3 }),
+    fc
+      .tuple(
+        fc.array(fc.tuple(key, tie('nested')), { maxLength: 3 }),
+        fc.boolean(),
+      )
+      .map(([entries, nullPrototype]) => ownRecord(entries, nullPrototype)),
+  ),
+}));
+// Own properties, '__proto__' included, as a JSON parser makes them; now and then nested.
 const record = fc
-  .tuple(fc.array(fc.tuple(key, field), { maxLength: 5 }), fc.boolean())
-  .map(([entries, nullPrototype]) => {
-    const object: Record<string, unknown> = nullPrototype
-      ? (Object.create(null) as Record<string, unknown>)
-      : {};
-    for (const [name, value] of entries)
-      Object.defineProperty(object, name, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    return object;
-  });
+  .tuple(
+    fc.array(fc.tuple(key, fc.oneof({ arbitrary: field, weight: 4 }, nested)), {
+      maxLength: 5,
+    }),
+    fc.boolean(),
+  )
+  .map(([entries, nullPrototype]) => ownRecord(entries, nullPrototype));
 const anyBody = fc.oneof(
   { arbitrary: record, weight: 8 },
   { arbitrary: field, weight: 1 },
+  { arbitrary: nested, weight: 1 },
   {
     arbitrary: fc.constantFrom(undefined, [], [{ id: 1n, name: 'x' }]),
     weight: 1,
@@ -89,32 +146,86 @@ describe('ValidationPlan (compiled from class-validator metadata)', () => {
     expect(ValidationPlan.compile(Plant)).toBeDefined();
   });
 
-  it('agrees with Nest ValidationPipe on every body: accepts exactly what it accepts, as the same instance', async () => {
+  it('agrees with Nest ValidationPipe on every object body: accepts exactly what it accepts, as the same instance; neither throws but a 400', async () => {
     await fc.assert(
-      fc.asyncProperty(anyBody, async (value) => {
+      fc.asyncProperty(record, async (value) => {
+        const flat = isFlat(value);
+        // The plan must not throw on any body: a TypeError here was a 500 (issue 29).
         const planned = plan.accept(value);
         const reference = await byClassValidator(value);
         if ('refused' in reference) {
+          expectBadRequest(reference.refused);
           expect(planned).toBeUndefined();
-        } else {
-          // Every body the pipe accepts is taken by the plan: the fast path is the path.
+        } else if (flat) {
+          // Every flat body the pipe accepts is taken by the plan: the fast path is the path.
           expect(planned).toBeInstanceOf(NewPlant);
           expect(planned).toStrictEqual(reference.accepted);
+        } else {
+          // Anything nested, or with a prototype key, is the pipe's alone (its stripProtoKeys).
+          expect(planned).toBeUndefined();
         }
       }),
       { numRuns: 3000 },
     );
   });
 
-  it('accepts a valid body as a NewPlant without its unknown keys', () => {
+  it("the route's pipe answers any body with a NewPlant or a 400, never another error", async () => {
+    const pipe = createValidationPipe(NewPlant);
+    await fc.assert(
+      fc.asyncProperty(anyBody, async (value) => {
+        expect(() => plan.accept(value)).not.toThrow();
+        const outcome = await settle(() => pipe.transform(value, body(Object)));
+        if ('refused' in outcome) expectBadRequest(outcome.refused);
+        else expect(outcome.accepted).toBeInstanceOf(NewPlant);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('accepts a valid flat body as a NewPlant without its unknown keys', () => {
     const accepted = plan.accept({
       id: 2n ** 63n - 1n,
       name: 'Fern',
-      extra: { deep: [1] },
+      extra: 'leaf',
     });
     expect(accepted).toBeInstanceOf(NewPlant);
     expect(accepted).toEqual({ id: 2n ** 63n - 1n, name: 'Fern' });
     expect(Object.hasOwn(accepted!, 'extra')).toBe(false);
+  });
+
+  // The steps of ValidationPipe that protect, each kept by declining what needs it.
+  it.each([
+    ['stripProtoKeys, inside an unknown object', { x: { constructor: [] } }],
+    ['stripProtoKeys, inside an unknown array', { x: [{ constructor: {} }] }],
+    ['stripProtoKeys, at the top', { constructor: {} }],
+    ['stripProtoKeys, a primitive at the top', { prototype: 1 }],
+    ['stripProtoKeys, an own __proto__', JSON.parse('{"__proto__": 1}')],
+  ])(
+    'declines, for the pipe to take, a body that needs %s',
+    async (_step, extra: object) => {
+      const value = { id: 5n, name: 'a', ...extra };
+      expect(() => plan.accept(value)).not.toThrow();
+      expect(plan.accept(value)).toBeUndefined();
+      // The pipe takes it: the prototype keys stripped, the unknown keys dropped.
+      await expect(
+        createValidationPipe(NewPlant).transform(value, body(Object)),
+      ).resolves.toEqual(Object.assign(new NewPlant(), { id: 5n, name: 'a' }));
+    },
+  );
+
+  it("declines a non-object body, which the route's pipe refuses as the body reader words it", async () => {
+    for (const value of [undefined, null, 'text', 12n, [], [{ id: 1n }]]) {
+      expect(plan.accept(value)).toBeUndefined();
+      const outcome = await settle(() =>
+        createValidationPipe(NewPlant).transform(value, body(Object)),
+      );
+      expect(outcome).toEqual({
+        refused: expect.objectContaining({
+          message: 'The request body must be a JSON object.',
+        }),
+      });
+      expectBadRequest((outcome as { refused: unknown }).refused);
+    }
   });
 
   it("applies class-transformer's decorators exactly as the pipe does", async () => {

@@ -27,6 +27,32 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null;
 }
 
+/**
+ * Keys Nest's ValidationPipe deletes, at every depth, before class-transformer sees a value
+ * (stripProtoKeys): class-transformer would read them as the class's own (a "constructor"
+ * key inside an unknown object made it throw a TypeError, a 500: issue 29).
+ */
+const PROTOTYPE_KEYS: readonly string[] = [
+  '__proto__',
+  'prototype',
+  'constructor',
+];
+
+/**
+ * A body the plan hands to class-transformer: a plain object of primitives and nulls, with
+ * none of the prototype keys. Nothing nested: class-transformer walks into objects and
+ * arrays, and the keys in there are the client's.
+ */
+function isFlatBody(value: unknown): value is Record<string, unknown> {
+  if (!isPlainObject(value)) return false;
+  for (const key of PROTOTYPE_KEYS) if (Object.hasOwn(value, key)) return false;
+  for (const key of Object.keys(value)) {
+    const field = value[key];
+    if (field !== null && !isPrimitive(field)) return false;
+  }
+  return true;
+}
+
 function isPrimitive(value: unknown): value is Primitive {
   const type = typeof value;
   return (
@@ -64,8 +90,8 @@ function isPlainRule(metadata: ValidationMetadata): boolean {
  * class-transformer's own too: `plainToInstance` with the options Nest's ValidationPipe
  * passes, so @Transform, @Type, @Expose and @Exclude apply exactly as in the pipe. What the
  * plan cannot decide alone it declines, and Nest's ValidationPipe decides: a refusal (which
- * needs class-validator's messages), a value that is not a plain object, a declared field
- * that is not a primitive, a class with rules beyond isPlainRule.
+ * needs class-validator's messages), a value that is not a flat plain object (isFlatBody),
+ * a declared field that is not a primitive, a class with rules beyond isPlainRule.
  *
  * Why: the pipe's general path (class-validator's metadata lookup, grouping, its executor
  * and error objects per call) was the largest part of validation's cost per create
@@ -116,16 +142,15 @@ export class ValidationPlan<T extends object> {
    * properties only: the whitelist), or undefined when the plan declines it.
    */
   accept(value: unknown): T | undefined {
-    if (!isPlainObject(value)) return undefined;
+    // ValidationPipe's protective steps before class-transformer (stripProtoKeys, and the
+    // stand-ins for primitives and binary values) are not repeated here: a body that would
+    // need them is declined, and the pipe takes it, steps and all.
+    if (!isFlatBody(value)) return undefined;
     const instance = plainToInstance(
       this.metatype,
       value,
       this.transformOptions,
     );
-    // class-transformer skips an own "__proto__" key today; were it to copy one, the
-    // prototype would change and class-validator would refuse the value: so do we.
-    if (Object.getPrototypeOf(instance) !== this.metatype.prototype)
-      return undefined;
     const fields = instance as Record<string, unknown>;
     for (const key of Object.keys(fields))
       if (!this.properties.has(key)) delete fields[key];

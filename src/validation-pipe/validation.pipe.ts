@@ -23,6 +23,19 @@ export function describeValidationErrors(errors: ValidationError[]): string {
   return `${rules.join('; ')}.`;
 }
 
+/** The declared types Nest's ValidationPipe passes through unvalidated (its toValidate). */
+const UNVALIDATED_TYPES: ReadonlySet<Type<unknown>> = new Set<Type<unknown>>([
+  String,
+  Boolean,
+  Number,
+  Array,
+  Object,
+]);
+
+function isJsonObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * Validates @Body() DTOs. Strict: no implicit conversion, so "12" is not 12. Properties
  * the DTO does not declare are dropped (whitelist) rather than refused, as the contract
@@ -49,10 +62,16 @@ export class DtoValidationPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const metatype = (this.dto ?? metadata.metatype) as
       Type<object> | undefined;
-    const accepted =
-      metadata.type === 'body' && metatype !== undefined
-        ? this.planFor(metatype)?.accept(value)
-        : undefined;
+    const validatesBody =
+      metadata.type === 'body' &&
+      metatype !== undefined &&
+      !UNVALIDATED_TYPES.has(metatype);
+    // Nest's ValidationPipe throws a TypeError (a 500) on a bigint body, which an exact JSON
+    // parser makes of `12`: a DTO is an object, so anything else is refused here first.
+    if (validatesBody && !isJsonObject(value)) throw ApiError.notAJsonObject();
+    const accepted = validatesBody
+      ? this.planFor(metatype)?.accept(value)
+      : undefined;
     return (
       accepted ??
       this.validationPipe.transform(
