@@ -428,6 +428,17 @@ describe.each([
       });
     });
 
+    it('creates a plant whatever its unknown keys hold, prototype keys included (issue 29)', async () => {
+      for (const extra of ['{"constructor": []}', '[{"prototype": {}}]']) {
+        const answer = await postPlant(
+          host.url,
+          `{"id": ${nextId()}, "name": "Fern", "x": ${extra}}`,
+        );
+        expect(answer.status, extra).toBe(200);
+        expect(answer.body, extra).toEqual({ name: 'Fern' });
+      }
+    });
+
     it("refuses bad input with the service's status and whole Error body", async () => {
       for (const json of [
         '{"id": "12", "name": "Fern"}',
