@@ -16,7 +16,7 @@ import { LoggingModule } from './logging/logging.module.js';
 import { MetricsEndpointModule } from './metrics/metrics-endpoint.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
-import { PlantsController } from './plants/plants.controller.js';
+import { PlantRoutes } from './plants/plant-routes.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { ServiceTokens, ServiceTokensModule } from './service-tokens.js';
 
@@ -76,11 +76,14 @@ export class AppModule implements NestModule {
     };
   }
 
-  constructor(private readonly admission: CreateAdmission) {}
+  constructor(
+    private readonly admission: CreateAdmission,
+    private readonly plantRoutes: PlantRoutes,
+  ) {}
 
   /**
-   * Load shedding follows the plant routes wherever Nest mounts them (a host's global
-   * prefix included). The same instance also answers in front of Express (createApp), for
+   * Load shedding follows the create wherever Nest mounts it (PlantsModule's `path`, a
+   * global prefix). The same instance also answers in front of Express (createApp), for
    * the paths it learns here: see CreateAdmission.inFrontOf.
    */
   configure(consumer: MiddlewareConsumer): void {
@@ -93,6 +96,6 @@ export class AppModule implements NestModule {
       ) {
         admission.use(request, response, next);
       })
-      .forRoutes(PlantsController);
+      .forRoutes(this.plantRoutes.create);
   }
 }

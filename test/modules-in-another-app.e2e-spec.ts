@@ -1,34 +1,16 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Injectable,
-  Module,
-  NotFoundException,
-  Post,
-  ValidationPipe,
-  type DynamicModule,
-  type NestApplicationOptions,
-  type Type,
-} from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Injectable, Module, ValidationPipe } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { IsString } from 'class-validator';
-import { DataSource } from 'typeorm';
-import { inject } from 'vitest';
+import { json } from 'express';
 import {
   type AuthenticatedClient,
   AuthModule,
-  PLANT_STORE_MIGRATIONS,
   PlantsModule,
   TokenVerifier,
 } from '../src/index.js';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { createScratchDatabase } from './support/scratch-database.js';
+import { type Host, startHost } from './support/host-app.js';
 import { storedPlant } from './support/stored-plants.js';
 import { TOKEN } from './support/tokens.js';
 
@@ -38,79 +20,11 @@ const INT64_MIN = -(2n ** 63n);
 const ID_RULE =
   'id must be an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or an exponent.';
 
-/** The host's own DTO: what its own ValidationPipe checks, when it has one. */
-class OrderDto {
-  @IsString()
-  item: string;
-}
-
-/** A JSON route of the host's own: its body must arrive as the host's parser made it. */
-@Controller('orders')
-class OrdersController {
-  @Post()
-  place(@Body() order: unknown): { received: unknown } {
-    return { received: order };
-  }
-
-  @Post('validated')
-  placeValidated(@Body() order: OrderDto): { received: unknown } {
-    return { received: order };
-  }
-
-  @Get('missing')
-  missing(): never {
-    throw new NotFoundException('No such order');
-  }
-}
-
 let safeCounter = 0;
 /** An id JSON.parse keeps exact (below 2^53), unique across runs. */
 function safeId(): bigint {
   safeCounter += 1;
   return BigInt(Date.now()) * 1000n + BigInt(safeCounter);
-}
-
-interface Host {
-  app: NestExpressApplication;
-  url: string;
-  dataSource: DataSource;
-}
-
-/**
- * Another team's application, as docs/using-the-modules.md writes it: its own TypeORM
- * connection (this package's migrations), its own JSON route, and the modules configured
- * with forRoot. Nothing from the service's AppModule or createApp.
- */
-async function startHost(
-  modules: DynamicModule[],
-  options: NestApplicationOptions = {},
-  configure: (app: NestExpressApplication) => void = () => {},
-): Promise<Host> {
-  const databaseUrl = await createScratchDatabase(
-    inject('databaseUrl'),
-    'host',
-  );
-  @Module({
-    imports: [
-      TypeOrmModule.forRoot({
-        type: 'postgres',
-        url: databaseUrl,
-        autoLoadEntities: true,
-        migrations: PLANT_STORE_MIGRATIONS,
-        migrationsRun: true,
-      }),
-      ...modules,
-    ],
-    controllers: [OrdersController],
-  })
-  class HostModule {}
-  const app = await NestFactory.create<NestExpressApplication>(
-    HostModule as Type,
-    { logger: false, ...options },
-  );
-  configure(app);
-  await app.listen(0, '127.0.0.1');
-  return { app, url: await app.getUrl(), dataSource: app.get(DataSource) };
 }
 
 function postJson(url: string, json: string): ReturnType<typeof send> {
@@ -147,7 +61,7 @@ async function postPlantChunked(
 const OVER_16KB = `{"id": 1, "name": "Fern", "note": "${'x'.repeat(20_000)}"}`;
 const LIMIT_MESSAGE = 'The request body is larger than the limit of 16kb.';
 
-describe("the modules in a host created with Nest's defaults (body parser on)", () => {
+describe("the modules in a host with Nest's body parser on (rawBody: true, as the guide says)", () => {
   let host: Host;
   beforeAll(async () => {
     host = await startHost([
@@ -292,15 +206,41 @@ describe("the modules in a host created with Nest's defaults (body parser on)", 
     expect(gzipped.status).toBe(415);
     expect(gzipped.body).toEqual(errorBody(415));
   });
+});
 
-  it('never stores an id beyond 2^53 that JSON.parse may have rounded: 500, nothing written', async () => {
-    const id = uniqueId();
-    const answer = await postPlant(host.url, newPlantJson(id, 'Fern'));
-    expect(answer.status).toBe(500);
-    expect(answer.body).toEqual(errorBody(500));
-    expect(await storedPlant(host.dataSource, id)).toBeUndefined();
-    const rounded = BigInt(Number(id));
-    expect(await storedPlant(host.dataSource, rounded)).toBeUndefined();
+describe('a host whose JSON parser would round ids beyond 2^53 (issue 30)', () => {
+  const modules = () => [
+    PlantsModule.forRoot(),
+    AuthModule.forRoot({ tokens: [TOKEN] }),
+  ];
+
+  it("does not start on Nest's defaults without rawBody: the message names rawBody", async () => {
+    await expect(startHost(modules(), { rawBody: false })).rejects.toThrow(
+      /PlantsModule: .*rawBody: true/,
+    );
+  });
+
+  it('does not start with a JSON parser of its own that keeps no raw body', async () => {
+    await expect(
+      startHost(modules(), { bodyParser: false }, (app) => {
+        app.use(json());
+      }),
+    ).rejects.toThrow(/PlantsModule: .*rawBody: true/);
+  });
+
+  it('starts with the body parser off, and creates exact ids', async () => {
+    const host = await startHost(modules(), { bodyParser: false });
+    try {
+      const id = uniqueId();
+      expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
+        200,
+      );
+      expect(await storedPlant(host.dataSource, id)).toMatchObject({
+        id: id.toString(),
+      });
+    } finally {
+      await host.app.close();
+    }
   });
 });
 
@@ -382,7 +322,7 @@ describe("the modules in a host on Nest's defaults with a global prefix", () => 
  */
 describe.each([
   {
-    setup: 'new ValidationPipe(), body parser defaults',
+    setup: 'new ValidationPipe(), body parser on',
     pipe: () => new ValidationPipe(),
     options: {},
     id: safeId,

@@ -122,22 +122,24 @@ function registerMetrics(metrics: MetricsService, store: ActiveTokenStore) {
 /**
  * The in-memory store of active managed tokens (ActiveTokenStore) behind AuthModule's own
  * verifier, with its start and stop and its metrics (AuthModule imports MetricsModule for
- * them). Follows the application's TypeORM connection, from AuthModule's settings.
+ * them). Follows AuthModule's TypeORM connection (its `dataSource`), from its settings.
  */
-export const ACTIVE_TOKEN_STORE_PROVIDERS: Provider[] = [
-  {
-    provide: ActiveTokenStore,
-    inject: [AuthSettings, getDataSourceToken()],
-    useFactory: (settings: AuthSettings, dataSource: DataSource) =>
-      new ActiveTokenStore({
-        maxTokens: settings.tokenStoreMaxTokens,
-        maxStalenessMs: settings.tokenSyncMaxStalenessMs,
-        resyncIntervalMs: settings.tokenResyncIntervalMs,
-        connect: listenerConnection(
-          dataSource,
-          settings.tokenSyncMaxStalenessMs,
-        ),
-      }),
-  },
-  ActiveTokenStoreLifecycle,
-];
+export function activeTokenStoreProviders(dataSource?: string): Provider[] {
+  return [
+    {
+      provide: ActiveTokenStore,
+      inject: [AuthSettings, getDataSourceToken(dataSource)],
+      useFactory: (settings: AuthSettings, dataSource: DataSource) =>
+        new ActiveTokenStore({
+          maxTokens: settings.tokenStoreMaxTokens,
+          maxStalenessMs: settings.tokenSyncMaxStalenessMs,
+          resyncIntervalMs: settings.tokenResyncIntervalMs,
+          connect: listenerConnection(
+            dataSource,
+            settings.tokenSyncMaxStalenessMs,
+          ),
+        }),
+    },
+    ActiveTokenStoreLifecycle,
+  ];
+}

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { ApiTokenEntity, stateOf } from './api-token.entity.js';
 import { hashToken } from './token-hash.js';
@@ -16,13 +14,12 @@ export interface CreatedToken {
   record: ApiTokenEntity;
 }
 
-/** Managed tokens: created, listed and revoked by operators (npm run token). */
-@Injectable()
+/**
+ * Managed tokens: created, listed and revoked by operators (npm run token). Built by
+ * ApiTokensModule with the repository of its connection.
+ */
 export class ApiTokensService {
-  constructor(
-    @InjectRepository(ApiTokenEntity)
-    private readonly tokens: Repository<ApiTokenEntity>,
-  ) {}
+  constructor(private readonly tokens: Repository<ApiTokenEntity>) {}
 
   static isValidName(name: string): boolean {
     return TOKEN_NAME.test(name);

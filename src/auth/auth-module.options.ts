@@ -46,6 +46,11 @@ export interface AuthModuleExtras {
    * routes are), so a host's own routes stay as they were.
    */
   globalGuard?: boolean;
+  /**
+   * The TypeORM connection of the api_tokens table, by the name TypeOrmModule.forRoot({
+   * name }) gave it. Default: the default one. Only AuthModule's own verifier uses it.
+   */
+  dataSource?: string;
 }
 
 /** A configured token: at least 16 printable ASCII characters, nothing a guess finds. */

@@ -2,7 +2,7 @@ import { ConfigurableModuleBuilder, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { buildConfigurableModule } from '../common/module-options.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
-import { ACTIVE_TOKEN_STORE_PROVIDERS } from './active-token-store.providers.js';
+import { activeTokenStoreProviders } from './active-token-store.providers.js';
 import { ApiTokenVerifier } from './api-token.verifier.js';
 import { ApiTokensModule } from './api-tokens.module.js';
 import {
@@ -19,6 +19,7 @@ import { TokenVerifier } from './token-verifier.js';
 function providersFor({
   tokenVerifier,
   globalGuard = false,
+  dataSource,
 }: AuthModuleExtras): Provider[] {
   const own = tokenVerifier === undefined;
   return [
@@ -30,7 +31,9 @@ function providersFor({
     { provide: APP_GUARD, useClass: TokenRateLimitGuard },
     // The api_tokens table and its store in memory are the default verifier's: a host's
     // own verifier needs neither.
-    ...(own ? [TokenStartupCheck, ...ACTIVE_TOKEN_STORE_PROVIDERS] : []),
+    ...(own
+      ? [TokenStartupCheck, ...activeTokenStoreProviders(dataSource)]
+      : []),
   ];
 }
 
@@ -41,13 +44,13 @@ export const {
   new ConfigurableModuleBuilder<AuthModuleOptions>({
     moduleName: 'Auth',
   }).setExtras<AuthModuleExtras>(
-    { tokenVerifier: undefined, globalGuard: false },
+    { tokenVerifier: undefined, globalGuard: false, dataSource: undefined },
     (definition, extras) => ({
       ...definition,
       imports: [
         ...(definition.imports ?? []),
         ...(extras.tokenVerifier === undefined
-          ? [ApiTokensModule, MetricsModule]
+          ? [ApiTokensModule.forDataSource(extras.dataSource), MetricsModule]
           : []),
       ],
       providers: [...(definition.providers ?? []), ...providersFor(extras)],

@@ -5,7 +5,12 @@ import { Strategy } from 'passport-http-bearer';
 import { AuthFailureLimiter, clientAddress } from './auth-failure.limiter.js';
 import { AuthenticatedClient, TokenVerifier } from './token-verifier.js';
 
-export const BEARER_STRATEGY = 'bearer';
+/**
+ * Passport keeps strategies in one registry per process, by name: under passport-http-bearer's
+ * own name ('bearer') this strategy would replace a host's, and the host's routes would
+ * take plant tokens (issue 30). A name of its own leaves the host's strategies alone.
+ */
+export const BEARER_STRATEGY = 'plant-store-bearer';
 
 /** RFC 6750 bearer tokens, checked by whichever TokenVerifier the app binds. */
 @Injectable()

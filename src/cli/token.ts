@@ -12,7 +12,7 @@ import { validateEnvironment } from '../config/environment.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { parseDuration } from './duration.js';
 
-@Module({ imports: [DatabaseModule, ApiTokensModule] })
+@Module({ imports: [DatabaseModule, ApiTokensModule.forDataSource()] })
 class TokenCliModule {}
 
 const USAGE = `Usage:

@@ -14,7 +14,11 @@ export class HealthModule {
   static forRoot(authModule: DynamicModule): DynamicModule {
     return {
       module: HealthModule,
-      imports: [LifecycleModule, DatabaseHealthModule, authModule],
+      imports: [
+        LifecycleModule,
+        DatabaseHealthModule.forDataSource(),
+        authModule,
+      ],
       controllers: [HealthController],
     };
   }

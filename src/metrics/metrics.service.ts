@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   collectDefaultMetrics,
@@ -71,10 +71,20 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  /** Readers of each gauge by name: modules configured twice add up (gauge()). */
+  private readonly gaugeReaders = new Map<
+    string,
+    (() => number | undefined)[]
+  >();
+
+  /**
+   * The pool gauges follow the application's default connection; a host whose plants live
+   * on a named connection only has none.
+   */
+  constructor(@Optional() @InjectDataSource() dataSource?: DataSource) {
     collectDefaultMetrics({ register: this.registry });
     const pool = (): Pool | undefined =>
-      (dataSource.driver as unknown as { master?: Pool }).master;
+      (dataSource?.driver as unknown as { master?: Pool } | undefined)?.master;
     const poolGauge = (
       name: string,
       help: string,
@@ -101,15 +111,29 @@ export class MetricsService {
     );
   }
 
-  /** A gauge read when the metrics are scraped: `read` answers undefined to leave it as it is. */
+  /**
+   * A gauge read when the metrics are scraped: `read` answers undefined to leave it as it
+   * is. A second `read` under the same name (a module configured twice: two insert
+   * queues) is added to the first, rather than registered again, which prom-client refuses.
+   */
   gauge(name: string, help: string, read: () => number | undefined): void {
+    const known = this.gaugeReaders.get(name);
+    if (known !== undefined) {
+      known.push(read);
+      return;
+    }
+    const readers = [read];
+    this.gaugeReaders.set(name, readers);
     new Gauge({
       name,
       help,
       registers: [this.registry],
       collect() {
-        const value = read();
-        if (value !== undefined) this.set(value);
+        const values = readers
+          .map((reader) => reader())
+          .filter((value) => value !== undefined);
+        if (values.length > 0)
+          this.set(values.reduce((sum, value) => sum + value, 0));
       },
     });
   }

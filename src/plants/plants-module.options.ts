@@ -1,10 +1,8 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { definedOnly } from '../common/defined-only.js';
-import {
-  buildConfigurableModule,
-  SettingsOf,
-} from '../common/module-options.js';
+import { SettingsOf } from '../common/module-options.js';
 import { bodyLimitBytes, isBodyLimit } from '../request-body/request-body.js';
+import { NewPlant } from './dto/new-plant.dto.js';
 
 /**
  * How PlantsModule behaves; every field has a default, so `PlantsModule.forRoot()` needs
@@ -19,6 +17,28 @@ export interface PlantsModuleOptions {
   insertQueueLimit?: number;
   /** Longest a row waits for a statement slot; past it, 503 (never written). */
   insertQueueWaitMs?: number;
+  /**
+   * The class a create's body is validated against: NewPlant, or a class of the host's
+   * that extends it with class-validator rules of its own (its messages reach the Error
+   * body). NewPlant's own rules hold either way.
+   */
+  newPlant?: Type<NewPlant>;
+}
+
+/**
+ * Chosen when the module is defined, so given to forRoot and forRootAsync alike (never
+ * from an async factory): they decide the module's imports, controllers and scope.
+ */
+export interface PlantsModuleExtras {
+  /** true: PlantsService injectable in every module, as ConfigModule's isGlobal. */
+  isGlobal?: boolean;
+  /**
+   * The TypeORM connection the plants table is on, by the name TypeOrmModule.forRoot({
+   * name }) gave it (as TypeOrmModule.forFeature(entities, name)). Default: the default one.
+   */
+  dataSource?: string;
+  /** Where the route is, below a global prefix: POST {path}, and 405 for other methods. */
+  path?: string;
 }
 
 /** The defaults, and the service's: its settings table reads them from here. */
@@ -27,6 +47,7 @@ export const PLANTS_DEFAULTS: Readonly<Required<PlantsModuleOptions>> = {
   databaseRequestTimeoutMs: 2_000,
   insertQueueLimit: 1_000,
   insertQueueWaitMs: 1_000,
+  newPlant: NewPlant,
 };
 
 /** The options with every default filled in, checked once when the module starts. */
@@ -49,19 +70,21 @@ export class PlantsSettings extends SettingsOf<
         throw new Error(`PlantsModule: ${key} must be a positive integer.`);
       }
     }
+    if (
+      given.newPlant !== NewPlant &&
+      !(given.newPlant?.prototype instanceof NewPlant)
+    ) {
+      throw new Error(
+        'PlantsModule: newPlant must be NewPlant or a class that extends it.',
+      );
+    }
     super({
       bodyLimit: given.bodyLimit,
       bodyLimitBytes: bodyLimitBytes(given.bodyLimit),
       databaseRequestTimeoutMs: given.databaseRequestTimeoutMs,
       insertQueueLimit: given.insertQueueLimit,
       insertQueueWaitMs: given.insertQueueWaitMs,
+      newPlant: given.newPlant,
     });
   }
 }
-
-export const {
-  ConfigurableModuleClass: ConfigurablePlantsModule,
-  MODULE_OPTIONS_TOKEN: PLANTS_MODULE_OPTIONS,
-} = buildConfigurableModule(
-  new ConfigurableModuleBuilder<PlantsModuleOptions>({ moduleName: 'Plants' }),
-);

@@ -19,9 +19,9 @@ import { RequiresToken } from '../auth/requires-token.decorator.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { AcceptsJson } from '../request-body/accepts-json.decorator.js';
-import { createValidationPipe } from '../validation-pipe/validation.pipe.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
+import { PlantBodyPipe } from './plant-body.pipe.js';
 import { PLANTS_PATH } from './plants-path.js';
 import { PlantsService } from './plants.service.js';
 
@@ -30,7 +30,7 @@ import { PlantsService } from './plants.service.js';
  * global ValidationPipe runs before the route's own pipe and would validate a class-typed
  * body with the host's options (forbidNonWhitelisted refusing unknown keys the contract
  * ignores, implicit conversion taking "12" as 12) and the host's wording; it skips an
- * Object. The route's pipe is told NewPlant by name.
+ * Object. The route's pipe is told the module's NewPlant class (its `newPlant` option).
  */
 type NewPlantBody = Readonly<NewPlant>;
 
@@ -58,7 +58,7 @@ export class PlantsController {
   @ApiOkResponse({ type: Plant, description: 'plant response' })
   @ApiErrorResponses(400, 401, 409, 413, 415, 429, 500, 503)
   create(
-    @Body(createValidationPipe(NewPlant)) newPlant: NewPlantBody,
+    @Body(PlantBodyPipe) newPlant: NewPlantBody,
     @Req() request: Request,
   ): Promise<Plant> {
     // A client that closed its connection is gone: its plant, if not yet sent, is not written.

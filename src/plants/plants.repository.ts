@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { EntityMetadata, Repository } from 'typeorm';
 import { poolOf, queryWithin } from '../database/bounded-query.js';
@@ -59,19 +57,21 @@ function statementsFor(metadata: EntityMetadata): PlantStatements {
  * request that long, never a hang; a statement that ran out of time may still commit
  * once the database wakes, which a retry of the same plant then replays.
  */
-@Injectable()
 export class PlantsRepository {
-  private readonly statements: PlantStatements;
+  private statementsOfEntity: PlantStatements | undefined;
   private readonly batcher: PlantInsertBatcher;
 
+  /**
+   * Built by PlantsModule with the repository of its connection (its `dataSource`).
+   * Nothing here reads the entity's metadata before the first statement, so a host's unit
+   * test can compile the module on a DataSource it never initializes.
+   */
   constructor(
-    @InjectRepository(PlantEntity)
     private readonly plants: Repository<PlantEntity>,
     settings: PlantsSettings,
     metrics: MetricsService,
     private readonly health: DatabaseHealth,
   ) {
-    this.statements = statementsFor(plants.metadata);
     const batcher = new PlantInsertBatcher(
       (rows, deadline) => this.insertRows(rows, deadline),
       {
@@ -106,16 +106,20 @@ export class PlantsRepository {
     return this.batcher.isOverloaded;
   }
 
-  /** The stored row; plants are never deleted, so a taken id is always there to read. */
-  async findById(id: string, deadline: number): Promise<PlantRow> {
+  /** The stored row, if any: `id` is an int64 in decimal. */
+  async findById(id: string, deadline: number): Promise<PlantRow | undefined> {
     const [row] = await queryWithin<PlantRow>(
       poolOf(this.plants.manager.connection),
       deadline,
       this.statements.selectById,
       [id],
     );
-    if (row === undefined) throw new Error('A taken plant id has no row.');
     return row;
+  }
+
+  private get statements(): PlantStatements {
+    this.statementsOfEntity ??= statementsFor(this.plants.metadata);
+    return this.statementsOfEntity;
   }
 
   private async insertRows(

@@ -4,8 +4,27 @@ import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
+import { PlantCreatedEvent } from './plant-created.event.js';
+import { PlantEvents } from './plant-events.js';
 import { PlantsSettings } from './plants-module.options.js';
 import { PlantsRepository } from './plants.repository.js';
+import { isInt64 } from './validation/int64.js';
+
+/** A stored plant, as findById gives it: the id exact, in decimal. */
+export interface StoredPlant {
+  id: string;
+  name: string;
+  tag?: string;
+}
+
+const DECIMAL_INTEGER = /^-?(?:0|[1-9]\d*)$/;
+
+/** The int64 that `id` writes, or undefined: findById takes a route's parameter as it is. */
+function int64Of(id: string | bigint): bigint | undefined {
+  if (typeof id === 'string' && !DECIMAL_INTEGER.test(id)) return undefined;
+  const value = BigInt(id);
+  return isInt64(value) ? value : undefined;
+}
 
 const LOST_CONNECTION_ATTEMPTS = 3;
 
@@ -21,7 +40,26 @@ export class PlantsService {
     private readonly plants: PlantsRepository,
     private readonly metrics: MetricsService,
     private readonly settings: PlantsSettings,
+    private readonly events: PlantEvents,
   ) {}
+
+  /**
+   * The stored plant with this id, or undefined when there is none (or `id` is not an
+   * int64: a host's route may pass its string parameter straight in). Bounded like a
+   * create: past databaseRequestTimeoutMs, or with the database down, it rejects.
+   */
+  async findById(id: string | bigint): Promise<StoredPlant | undefined> {
+    const value = int64Of(id);
+    if (value === undefined) return undefined;
+    const row = await this.plants.findById(
+      value.toString(),
+      Date.now() + this.settings.databaseRequestTimeoutMs,
+    );
+    if (row === undefined) return undefined;
+    return row.tag === null
+      ? { id: row.id, name: row.name }
+      : { id: row.id, name: row.name, tag: row.tag };
+  }
 
   /** True while a new create would be refused 503 at once: load shedding asks first. */
   get isOverloaded(): boolean {
@@ -61,10 +99,13 @@ export class PlantsService {
     });
     if (outcome === 'created') {
       this.metrics.plantsCreated.inc();
+      this.events.created(new PlantCreatedEvent(row.id, name, tag));
       return Plant.of(name, tag);
     }
 
+    // Plants are never deleted, so a taken id is always there to read.
     const stored = await this.plants.findById(row.id, deadline);
+    if (stored === undefined) throw new Error('A taken plant id has no row.');
     if (stored.name !== row.name || stored.tag !== row.tag) {
       this.metrics.plantConflicts.inc();
       throw ApiError.conflict(

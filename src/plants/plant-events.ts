@@ -1,0 +1,51 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { PLANT_CREATED, PlantCreatedEvent } from './plant-created.event.js';
+
+/**
+ * @nestjs/event-emitter is an optional peer: loaded if the host has it, and then its
+ * EventEmitter2 is used if the host imported EventEmitterModule.
+ */
+const eventEmitter = await import('@nestjs/event-emitter').catch(
+  () => undefined,
+);
+
+interface Emitter {
+  emit(event: string, payload: unknown): boolean;
+}
+
+/** Tells the host's event emitter, when it has one, what this module did. */
+@Injectable()
+export class PlantEvents {
+  private readonly logger = new Logger('PlantsModule');
+  private readonly emitter: Emitter | undefined;
+
+  constructor(moduleRef: ModuleRef) {
+    this.emitter = emitterOf(moduleRef);
+  }
+
+  /**
+   * After the commit, once per plant stored. A listener that throws is the host's failure,
+   * not the create's: the plant is stored, so the client still gets its 200.
+   */
+  created(event: PlantCreatedEvent): void {
+    if (this.emitter === undefined) return;
+    try {
+      this.emitter.emit(PLANT_CREATED, event);
+    } catch (error) {
+      this.logger.error(`A ${PLANT_CREATED} listener failed.`, error);
+    }
+  }
+}
+
+function emitterOf(moduleRef: ModuleRef): Emitter | undefined {
+  if (eventEmitter === undefined) return undefined;
+  try {
+    return moduleRef.get<Emitter>(eventEmitter.EventEmitter2, {
+      strict: false,
+    });
+  } catch {
+    // The package is installed, and EventEmitterModule not imported: no events.
+    return undefined;
+  }
+}
