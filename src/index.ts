@@ -6,9 +6,14 @@
 export { PlantsModule } from './plants/plants.module.js';
 export {
   PLANTS_DEFAULTS,
+  type PlantsModuleExtras,
   type PlantsModuleOptions,
 } from './plants/plants-module.options.js';
-export { PlantsService } from './plants/plants.service.js';
+export { PlantsService, type StoredPlant } from './plants/plants.service.js';
+export {
+  PLANT_CREATED,
+  PlantCreatedEvent,
+} from './plants/plant-created.event.js';
 export { PlantEntity } from './plants/plant.entity.js';
 export { NewPlant } from './plants/dto/new-plant.dto.js';
 export { Plant } from './plants/dto/plant.dto.js';

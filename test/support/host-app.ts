@@ -7,6 +7,7 @@ import {
   Post,
   type DynamicModule,
   type NestApplicationOptions,
+  type Provider,
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -52,12 +53,14 @@ export interface Host {
 /**
  * Another team's application, as docs/using-the-modules.md writes it: its own TypeORM
  * connection (this package's migrations), its own JSON route, and the modules configured
- * with forRoot. Nothing from the service's AppModule or createApp.
+ * with forRoot, and `own` controllers and providers beside them. Nothing from the
+ * service's AppModule or createApp.
  */
 export async function startHost(
-  modules: DynamicModule[],
+  modules: (DynamicModule | Type)[],
   options: NestApplicationOptions = {},
   configure: (app: NestExpressApplication) => void = () => {},
+  own: { controllers?: Type[]; providers?: Provider[] } = {},
 ): Promise<Host> {
   const databaseUrl = await createScratchDatabase(
     inject('databaseUrl'),
@@ -74,7 +77,8 @@ export async function startHost(
       }),
       ...modules,
     ],
-    controllers: [OrdersController],
+    controllers: [OrdersController, ...(own.controllers ?? [])],
+    providers: own.providers ?? [],
   })
   class HostModule {}
   const app = await NestFactory.create<NestExpressApplication>(
