@@ -7,7 +7,11 @@ import { PLANT_CREATED, PlantCreatedEvent } from './plant-created.event.js';
  * EventEmitter2 is used if the host imported EventEmitterModule.
  */
 const eventEmitter = await import('@nestjs/event-emitter').catch(
-  () => undefined,
+  (error: unknown) => {
+    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND')
+      return undefined;
+    throw error;
+  },
 );
 
 interface Emitter {
