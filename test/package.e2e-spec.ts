@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -36,6 +37,7 @@ interface Manifest {
   version: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 async function manifestOf(directory: string): Promise<Manifest> {
@@ -184,9 +186,19 @@ describe('the packed package, installed and imported by name', () => {
     const manifest = await manifestOf(
       join(folder, 'node_modules', 'plant-store'),
     );
-    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(
-      FRAMEWORK,
-    );
+    const optional = manifest.peerDependenciesMeta ?? {};
+    const peers = Object.keys(manifest.peerDependencies ?? {});
+    expect(
+      peers.filter((name) => optional[name]?.optional !== true).sort(),
+    ).toEqual(FRAMEWORK);
+    // The optional peer is the host's choice: npm leaves it out, and the guide's host runs
+    // without it (plant.created is then not sent).
+    expect(peers.filter((name) => optional[name]?.optional === true)).toEqual([
+      '@nestjs/event-emitter',
+    ]);
+    expect(
+      existsSync(join(folder, 'node_modules', '@nestjs', 'event-emitter')),
+    ).toBe(false);
     expect(
       Object.keys(manifest.dependencies ?? {}).filter((name) =>
         FRAMEWORK.includes(name),
