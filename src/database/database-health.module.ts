@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { poolOf } from './bounded-query.js';
-import { DatabaseHealth } from './database-health.js';
+import { DATABASE_HEALTH_DEFAULTS, DatabaseHealth } from './database-health.js';
+import { schemaQualified } from './schema-qualified.js';
 
 /**
  * One DatabaseHealth for the host's TypeORM connection, shared by whoever imports this
@@ -14,7 +15,11 @@ import { DatabaseHealth } from './database-health.js';
       provide: DatabaseHealth,
       inject: [getDataSourceToken()],
       useFactory: (dataSource: DataSource) =>
-        new DatabaseHealth(() => poolOf(dataSource)),
+        new DatabaseHealth(
+          () => poolOf(dataSource),
+          DATABASE_HEALTH_DEFAULTS,
+          schemaQualified(dataSource, 'commit_probe'),
+        ),
     },
   ],
   exports: [DatabaseHealth],
