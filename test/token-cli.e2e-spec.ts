@@ -92,11 +92,21 @@ describe('npm run token', () => {
     [['create'], /--name/],
     [['create', '--name', 'ok', '--expires-in', 'soon'], /--expires-in/],
     [['revoke', 'no-such-token'], /No active token is named "no-such-token"/],
-    [['rotate'], /Usage:/],
+    [['rotate'], /^Usage:\n {2}node dist\/cli\/token\.js create --name/],
   ])('refuses %j with exit code 2 and a message', async (args, message) => {
     const result = await tokenCli(...args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('says where it looked when there is no api_tokens table, with exit code 1', async () => {
+    const result = await tokenCli('list', '--schema', 'nowhere');
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        'No api_tokens table in schema "nowhere"',
+      ) as unknown,
+    });
   });
 
   it('refuses a name that is taken', async () => {
