@@ -12,6 +12,8 @@ import { freePort } from '../test-kit/free-port.mjs';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { eventually } from '../test-kit/poll.js';
+import { runCommand } from './support/command.js';
+import { migratedDatabase } from './support/migrated-database.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { TOKEN } from './support/tokens.js';
 
@@ -19,6 +21,8 @@ const run = promisify(execFile);
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 const INSTALL_TIMEOUT_MS = 240_000;
+const SCHEMA_SECTION = 'Tables in a schema of yours';
+const TOKENS_SECTION = 'Managed tokens in your application';
 
 /** What the package peers: one copy each, the host's, shared with the modules. */
 const FRAMEWORK = [
@@ -58,29 +62,48 @@ async function hostDependencies(): Promise<Record<string, string>> {
   ) as Record<string, string>;
 }
 
-/** The first TypeScript block of the guide: the whole host application it shows. */
-async function guideExample(): Promise<string> {
-  const guide = await readFile(GUIDE, 'utf8');
-  const block = /```ts\n([\s\S]*?)```/.exec(guide)?.[1];
-  if (block === undefined) throw new Error(`No \`\`\`ts block in ${GUIDE}`);
+/**
+ * The first `language` block of the guide, or of its section `heading`: the first TypeScript
+ * block is the whole host application it shows.
+ */
+async function guideBlock(language: string, heading?: string): Promise<string> {
+  let text = await readFile(GUIDE, 'utf8');
+  if (heading !== undefined) {
+    text = text.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
+  }
+  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(
+    text,
+  )?.[1];
+  if (block === undefined)
+    throw new Error(`No \`\`\`${language} block in ${GUIDE} ${heading ?? ''}`);
   return block;
+}
+
+/** `use` on a connection of its own to `databaseUrl`, closed after. */
+async function withClient<T>(
+  databaseUrl: string,
+  use: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
 }
 
 async function storedName(
   databaseUrl: string,
   id: bigint,
 ): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>(
+  const { rows } = await withClient(databaseUrl, (client) =>
+    client.query<{ name: string }>(
       'SELECT name FROM plants WHERE id = $1::bigint',
       [id.toString()],
-    );
-    return rows[0]?.name;
-  } finally {
-    await client.end();
-  }
+    ),
+  );
+  return rows[0]?.name;
 }
 
 /**
@@ -120,7 +143,11 @@ describe('the packed package, installed and imported by name', () => {
       ['install', '--prefer-offline', '--no-audit', '--no-fund'],
       { cwd: folder, timeout: INSTALL_TIMEOUT_MS },
     );
-    await writeFile(join(folder, 'host.ts'), await guideExample());
+    await writeFile(join(folder, 'host.ts'), await guideBlock('ts'));
+    await writeFile(
+      join(folder, 'data-source.ts'),
+      await guideBlock('ts', SCHEMA_SECTION),
+    );
     await writeFile(
       join(folder, 'tsconfig.json'),
       JSON.stringify({
@@ -135,7 +162,7 @@ describe('the packed package, installed and imported by name', () => {
           typeRoots: [join(ROOT, 'node_modules', '@types')],
           types: ['node'],
         },
-        files: ['host.ts'],
+        files: ['host.ts', 'data-source.ts'],
       }),
     );
     await run(process.execPath, [
@@ -248,5 +275,92 @@ describe('the packed package, installed and imported by name', () => {
       host.child.kill('SIGTERM');
       await host.exited;
     }
+  }, 60_000);
+  /** A command of the host (npx finds the host's own bins), on `databaseUrl`. */
+  function inHost(databaseUrl: string, command: string, args: string[]) {
+    return runCommand(command, args, {
+      cwd: folder,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: databaseUrl,
+        NO_COLOR: '1',
+      },
+    });
+  }
+
+  it("migrates into the schema section's DataSource with the TypeORM CLI, after which migration:generate finds nothing", async () => {
+    const databaseUrl = await createScratchDatabase(
+      inject('databaseUrl'),
+      'hostschema',
+    );
+    await withClient(databaseUrl, (sql) => sql.query('CREATE SCHEMA shop'));
+    const typeorm = (...args: string[]) =>
+      inHost(databaseUrl, 'npx', [
+        'typeorm',
+        ...args,
+        '-d',
+        join('out', 'data-source.js'),
+      ]);
+    expect(await typeorm('migration:run')).toMatchObject({ code: 0 });
+    expect(
+      await typeorm('migration:generate', join('out', 'Nothing'), '--check'),
+    ).toMatchObject({ code: 0 });
+    const tables = await withClient(databaseUrl, (sql) =>
+      sql.query<{ schema: string }>(
+        `SELECT DISTINCT table_schema AS schema FROM information_schema.tables
+         WHERE table_name IN ('plants', 'api_tokens', 'commit_probe')`,
+      ),
+    );
+    expect(tables.rows).toEqual([{ schema: 'shop' }]);
+  }, 60_000);
+
+  it("runs the token section's commands as written, on tables in a schema, from the host's node_modules", async () => {
+    const databaseUrl = await migratedDatabase('hosttokens', 'shop');
+    const lines = (await guideBlock('sh', TOKENS_SECTION))
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    const [create, list, revoke] = lines;
+    expect(lines).toHaveLength(3);
+
+    const created = await inHost(databaseUrl, 'sh', ['-c', create ?? '']);
+    expect(created.code).toBe(0);
+    expect(created.stdout.trim().split('\n').at(-1)).toMatch(/^pst_[\w-]{43}$/);
+    const listed = await inHost(databaseUrl, 'sh', ['-c', list ?? '']);
+    expect(listed.stdout).toMatch(/^ci\s+\S+\s+\S+\s+active$/m);
+    expect((await inHost(databaseUrl, 'sh', ['-c', revoke ?? ''])).code).toBe(
+      0,
+    );
+    const stored = await withClient(databaseUrl, (sql) =>
+      sql.query<{ revoked: boolean }>(
+        "SELECT revoked_at IS NOT NULL AS revoked FROM shop.api_tokens WHERE name = 'ci'",
+      ),
+    );
+    expect(stored.rows).toEqual([{ revoked: true }]);
+  }, 60_000);
+
+  it('installs plant-store-token, which works on the default schema and names itself in its usage; the token docs are in the package', async () => {
+    const databaseUrl = await migratedDatabase('hostbin');
+    const created = await inHost(databaseUrl, 'npx', [
+      'plant-store-token',
+      'create',
+      '--name',
+      'deploy',
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.stdout.trim().split('\n').at(-1)).toMatch(/^pst_[\w-]{43}$/);
+
+    const misused = await inHost(databaseUrl, 'npx', [
+      'plant-store-token',
+      'rotate',
+    ]);
+    expect(misused.code).toBe(2);
+    expect(misused.stderr).toMatch(/^Usage:\n {2}plant-store-token create /);
+    await expect(
+      readFile(
+        join(folder, 'node_modules', 'plant-store', 'docs', 'tokens.md'),
+        'utf8',
+      ),
+    ).resolves.toContain('# Auth and tokens');
   }, 60_000);
 });

@@ -1,37 +1,18 @@
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { type RunningApp, startApp } from './support/app.js';
+import { type CommandResult, runCommand } from './support/command.js';
 import { untilTokenAnswered } from './support/plants.js';
 
-const run = promisify(execFile);
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** `npm run token -- <args>` minus the build step: the built CLI against the e2e database. */
-async function tokenCli(...args: string[]): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [resolve('dist/cli/token.js'), ...args],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          DATABASE_URL: inject('databaseUrl'),
-          NO_COLOR: '1',
-        },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+function tokenCli(...args: string[]): Promise<CommandResult> {
+  return runCommand(process.execPath, [resolve('dist/cli/token.js'), ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: inject('databaseUrl'),
+      NO_COLOR: '1',
+    },
+  });
 }
 
 describe('npm run token', () => {
@@ -92,11 +73,21 @@ describe('npm run token', () => {
     [['create'], /--name/],
     [['create', '--name', 'ok', '--expires-in', 'soon'], /--expires-in/],
     [['revoke', 'no-such-token'], /No active token is named "no-such-token"/],
-    [['rotate'], /Usage:/],
+    [['rotate'], /^Usage:\n {2}node dist\/cli\/token\.js create --name/],
   ])('refuses %j with exit code 2 and a message', async (args, message) => {
     const result = await tokenCli(...args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('says where it looked when there is no api_tokens table, with exit code 1', async () => {
+    const result = await tokenCli('list', '--schema', 'nowhere');
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        'No api_tokens table in schema "nowhere"',
+      ) as unknown,
+    });
   });
 
   it('refuses a name that is taken', async () => {

@@ -5,45 +5,13 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import pg from 'pg';
 import { Counter } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { AuthSettings } from './auth-module.options.js';
-import {
-  ActiveTokenStore,
-  type ResyncReason,
-  TOKEN_SYNC_APPLICATION_NAME,
-} from './active-tokens.store.js';
-
-/**
- * The listening connection's settings, from the application's own TypeORM connection (so
- * a host application's database is the one followed): a pg.Client of its own, outside the
- * pool, since it stays busy listening for the life of the process.
- */
-export function listenerConnection(
-  dataSource: DataSource,
-  queryTimeoutMs: number,
-): () => pg.Client {
-  const options = dataSource.options as PostgresDataSourceOptions;
-  const config: pg.ClientConfig = {
-    connectionString: options.url,
-    host: options.host,
-    port: options.port,
-    user: options.username,
-    password: options.password,
-    database: options.database,
-    ssl: options.ssl as pg.ClientConfig['ssl'],
-    // pg waits for ever by default: a connection that never opens must fail and be retried.
-    connectionTimeoutMillis: options.connectTimeoutMS ?? 10_000,
-    // A read or LISTEN a silent server never answers fails, and the store reconnects.
-    query_timeout: queryTimeoutMs,
-    application_name: TOKEN_SYNC_APPLICATION_NAME,
-    keepAlive: true,
-  };
-  return () => new pg.Client(config);
-}
+import { schemaQualified } from '../database/schema-qualified.js';
+import { ActiveTokenStore, type ResyncReason } from './active-tokens.store.js';
+import { listenerConnection } from './listener-connection.js';
 
 /** Starts the store with the application and stops it before the pool and database close. */
 @Injectable()
@@ -134,6 +102,7 @@ export function activeTokenStoreProviders(dataSource?: string): Provider[] {
           maxTokens: settings.tokenStoreMaxTokens,
           maxStalenessMs: settings.tokenSyncMaxStalenessMs,
           resyncIntervalMs: settings.tokenResyncIntervalMs,
+          table: schemaQualified(dataSource, 'api_tokens'),
           connect: listenerConnection(
             dataSource,
             settings.tokenSyncMaxStalenessMs,

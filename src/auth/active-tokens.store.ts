@@ -8,7 +8,11 @@ import {
 
 /** The channel the api_tokens trigger notifies (migration 1764000000000). */
 export const TOKENS_CHANGED_CHANNEL = 'api_tokens_changed';
-/** How the listening connection shows in pg_stat_activity. */
+/**
+ * How the listening connection shows in pg_stat_activity when its DataSource has no
+ * application name; with one, it is that name and `-token-sync` (listener-connection.ts),
+ * which for the service's own (`plant-store`) is this same name.
+ */
 export const TOKEN_SYNC_APPLICATION_NAME = 'plant-store-token-sync';
 
 export interface ActiveTokenStoreOptions {
@@ -21,10 +25,12 @@ export interface ActiveTokenStoreOptions {
   maxStalenessMs: number;
   /** A full reload this often, the backstop for a change whose notification was missed. */
   resyncIntervalMs: number;
+  /** The api_tokens table as SQL names it (in the DataSource's schema). */
+  table: string;
   /**
    * Opens the listening connection: one of its own, outside the pool, with a connect
    * timeout and a query timeout (pg's query_timeout) so that a silent server fails it
-   * (listenerConnection in active-tokens.module.ts).
+   * (listener-connection.ts).
    */
   connect: () => pg.Client;
 }
@@ -36,8 +42,8 @@ const RECONNECT_FIRST_MS = 0;
 const RECONNECT_SECOND_MS = 100;
 const RECONNECT_MOST_MS = 2_000;
 
-const ACTIVE_ROWS = `
-  SELECT name, token_hash, expires_at FROM api_tokens
+const activeRows = (table: string) => `
+  SELECT name, token_hash, expires_at FROM ${table}
   WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
 
 interface Row {
@@ -72,6 +78,7 @@ export type ResyncReason = 'connect' | 'periodic' | 'notified';
 export class ActiveTokenStore {
   private readonly logger = new Logger('TokenSync');
   private readonly tokens: ActiveTokens;
+  private readonly activeRows: string;
   private client: pg.Client | undefined;
   // Bumped per connection: what an old connection answers late is ignored.
   private generation = 0;
@@ -97,6 +104,7 @@ export class ActiveTokenStore {
 
   constructor(private readonly options: ActiveTokenStoreOptions) {
     this.tokens = new ActiveTokens(options.maxTokens);
+    this.activeRows = activeRows(options.table);
   }
 
   /** Connects, listens and loads; resolves once loaded, or once the first try failed. */
@@ -205,7 +213,7 @@ export class ActiveTokenStore {
   ): Promise<void> {
     const sentAt = Date.now();
     const { rows } = await client.query<Row>(
-      `${ACTIVE_ROWS} ORDER BY created_at, name LIMIT $1`,
+      `${this.activeRows} ORDER BY created_at, name LIMIT $1`,
       [this.options.maxTokens + 1],
     );
     if (generation !== this.generation) return;
@@ -259,7 +267,7 @@ export class ActiveTokenStore {
       return;
     }
     client
-      .query<Row>(`${ACTIVE_ROWS} AND name = ANY($1)`, [names])
+      .query<Row>(`${this.activeRows} AND name = ANY($1)`, [names])
       .then(({ rows }) => {
         if (generation !== this.generation) return;
         this.tokens.applyChanges(names, rows.map(toRow));

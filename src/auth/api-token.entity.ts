@@ -1,7 +1,13 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryColumn, Unique } from 'typeorm';
 
-/** A managed API token: its name and the SHA-256 of its secret, never the secret. */
+/**
+ * A managed API token: its name and the SHA-256 of its secret, never the secret. The
+ * constraints carry the names PostgreSQL gave them in the migration, so that TypeORM's
+ * schema diff (`migration:generate`) finds them declared and proposes nothing.
+ */
 @Entity({ name: 'api_tokens' })
+@Check('api_tokens_token_hash_check', 'octet_length(token_hash) = 32')
+@Unique('api_tokens_token_hash_key', ['tokenHash'])
 export class ApiTokenEntity {
   @PrimaryColumn({ type: 'text' })
   name: string;

@@ -1,5 +1,6 @@
+#!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { stateOf } from '../auth/api-token.entity.js';
 import { ApiTokensModule } from '../auth/api-tokens.module.js';
@@ -9,19 +10,56 @@ import {
 } from '../auth/api-tokens.service.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { validateEnvironment } from '../config/environment.js';
-import { DatabaseModule } from '../database/database.module.js';
+import { databaseConnection } from '../database/database.module.js';
+import { commandName } from './command-name.js';
 import { parseDuration } from './duration.js';
 
-@Module({ imports: [DatabaseModule, ApiTokensModule.forDataSource()] })
-class TokenCliModule {}
+/** The api_tokens table of the DataSource's `schema`, without migrating: that is the application's. */
+@Module({})
+class TokenCliModule {
+  static forSchema(schema: string | undefined): DynamicModule {
+    return {
+      module: TokenCliModule,
+      imports: [
+        databaseConnection({ migrate: false, schema }),
+        ApiTokensModule.forDataSource(),
+      ],
+    };
+  }
+}
 
-const USAGE = `Usage:
-  npm run token -- create --name <name> [--expires-in <n>d|h|m]
-  npm run token -- list
-  npm run token -- revoke <name>
-Works on DATABASE_URL, or on the embedded database when it is unset.`;
+function usage(): string {
+  const command = commandName(
+    process.argv[1] ?? 'token.js',
+    process.env.npm_lifecycle_event,
+    process.cwd(),
+  );
+  return `Usage:
+  ${command} create --name <name> [--expires-in <n>d|h|m]
+  ${command} list
+  ${command} revoke <name>
+Works on DATABASE_URL, or on the embedded database when it is unset. With
+--schema <schema>, on the tables of an application whose DataSource has that schema.`;
+}
 
 class UsageError extends Error {}
+
+/** No api_tokens table where the CLI looked: the wrong database or schema, or not migrated. */
+class MissingTableError extends Error {
+  constructor(schema: string | undefined) {
+    super(
+      `No api_tokens table ${schema === undefined ? 'on the search_path' : `in schema "${schema}"`}: ` +
+        "the application's migrations (PLANT_STORE_MIGRATIONS) make it. " +
+        (schema === undefined
+          ? 'If its DataSource has a schema, give it with --schema.'
+          : 'Is it the schema of its DataSource?'),
+    );
+  }
+}
+
+const isMissingTable = (error: unknown): boolean =>
+  (error as { driverError?: { code?: unknown } } | null)?.driverError?.code ===
+  '42P01';
 
 const write = (text: string): void => void process.stdout.write(`${text}\n`);
 
@@ -93,15 +131,25 @@ async function revoke(
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: 'string' }, 'expires-in': { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      'expires-in': { type: 'string' },
+      schema: { type: 'string' },
+    },
   });
   const [command, argument] = positionals;
   if (!['create', 'list', 'revoke'].includes(command ?? ''))
-    throw new UsageError(USAGE);
+    throw new UsageError(usage());
 
   const environment = validateEnvironment(process.env);
   const context = await NestFactory.createApplicationContext(
-    { module: TokenCliModule, imports: [AppConfigModule.forRoot(environment)] },
+    {
+      module: TokenCliModule,
+      imports: [
+        AppConfigModule.forRoot(environment),
+        TokenCliModule.forSchema(values.schema),
+      ],
+    },
     {
       abortOnError: false,
       logger: ['fatal', 'error', 'warn'],
@@ -113,16 +161,19 @@ async function main(): Promise<void> {
       await create(tokens, values.name, values['expires-in']);
     if (command === 'list') await list(tokens);
     if (command === 'revoke') await revoke(tokens, argument);
+  } catch (error) {
+    throw isMissingTable(error) ? new MissingTableError(values.schema) : error;
   } finally {
     await context.close();
   }
 }
 
 main().catch((error: unknown) => {
-  const known =
+  const misuse =
     error instanceof UsageError || error instanceof TokenNameTakenError;
+  const known = misuse || error instanceof MissingTableError;
   process.stderr.write(
     `${known ? (error as Error).message : String(error instanceof Error ? error.stack : error)}\n`,
   );
-  process.exit(known ? 2 : 1);
+  process.exit(misuse ? 2 : 1);
 });

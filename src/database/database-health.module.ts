@@ -2,7 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { poolOf } from './bounded-query.js';
-import { DatabaseHealth } from './database-health.js';
+import { DATABASE_HEALTH_DEFAULTS, DatabaseHealth } from './database-health.js';
+import { schemaQualified } from './schema-qualified.js';
 
 /**
  * Nest tells dynamic modules apart by the object forDataSource returns: one per connection
@@ -28,7 +29,11 @@ export class DatabaseHealthModule {
           provide: DatabaseHealth,
           inject: [getDataSourceToken(dataSource)],
           useFactory: (source: DataSource) =>
-            new DatabaseHealth(() => poolOf(source)),
+            new DatabaseHealth(
+              () => poolOf(source),
+              DATABASE_HEALTH_DEFAULTS,
+              schemaQualified(source, 'commit_probe'),
+            ),
         },
       ],
       exports: [DatabaseHealth],

@@ -38,8 +38,8 @@ export const DATABASE_HEALTH_DEFAULTS: DatabaseHealthOptions = {
 
 // A commit that writes WAL (the migration says why a table): on a primary in synchronous
 // mode it returns only once a standby has it, exactly as a create's insert does.
-const COMMIT_PROBE = `
-  INSERT INTO commit_probe (id, checked_at) VALUES (1, now())
+const commitProbe = (table: string) => `
+  INSERT INTO ${table} (id, checked_at) VALUES (1, now())
   ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at`;
 
 // As PlantsService: enough for the pooled connections one sweep of terminations ends.
@@ -67,11 +67,16 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
   private inFlight: Promise<void> | undefined;
   private aborter = new AbortController();
   private closed = false;
+  private readonly probeStatement: string;
 
+  /** `probeTable`: the commit_probe table as SQL names it (in the DataSource's schema). */
   constructor(
     private readonly pool: () => Pool,
     private readonly options: DatabaseHealthOptions = DATABASE_HEALTH_DEFAULTS,
-  ) {}
+    probeTable = 'commit_probe',
+  ) {
+    this.probeStatement = commitProbe(probeTable);
+  }
 
   /** False while the database is known not to commit: a write would be refused at once. */
   get canCommit(): boolean {
@@ -142,7 +147,7 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
       // does not say the database is down.
       for (let attempt = 1; ; attempt += 1) {
         try {
-          await queryWithin(this.pool(), deadline, COMMIT_PROBE, []);
+          await queryWithin(this.pool(), deadline, this.probeStatement, []);
           break;
         } catch (error) {
           if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
@@ -11,27 +11,41 @@ import { runMigrations } from './migration-runner.js';
 @Module({ providers: [DatabaseServer], exports: [DatabaseServer] })
 class DatabaseServerModule {}
 
+export interface DatabaseConnectionOptions {
+  /** Bring the schema up to date (under an advisory lock) before connecting. */
+  migrate: boolean;
+  /** The DataSource's schema, where the package's tables are; the default one if unset. */
+  schema?: string;
+}
+
 /**
- * TypeORM over PostgreSQL. The schema is brought up to date (under an advisory lock)
- * before the service's own connections open, so no request ever meets an old schema.
+ * TypeORM over PostgreSQL at DATABASE_URL, or the embedded server. With `migrate`, the
+ * schema is brought up to date before the connections open, so no request ever meets an
+ * old schema; the token CLI does not migrate, since in a host application the schema is
+ * the host's to migrate.
  */
-@Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      imports: [DatabaseServerModule],
-      inject: [Environment, DatabaseServer],
-      useFactory: async (env: Environment, server: DatabaseServer) => ({
-        ...dataSourceOptions(await server.connectionUrl(), env),
-        autoLoadEntities: true,
-        retryAttempts: 5,
-        retryDelay: 2_000,
-      }),
-      dataSourceFactory: async (options) => {
-        const postgres = options as PostgresDataSourceOptions;
-        await runMigrations(postgres);
-        return new DataSource(postgres).initialize();
-      },
+export function databaseConnection({
+  migrate,
+  schema,
+}: DatabaseConnectionOptions): DynamicModule {
+  return TypeOrmModule.forRootAsync({
+    imports: [DatabaseServerModule],
+    inject: [Environment, DatabaseServer],
+    useFactory: async (env: Environment, server: DatabaseServer) => ({
+      ...dataSourceOptions(await server.connectionUrl(), env),
+      schema,
+      autoLoadEntities: true,
+      retryAttempts: 5,
+      retryDelay: 2_000,
     }),
-  ],
-})
+    dataSourceFactory: async (options) => {
+      const postgres = options as PostgresDataSourceOptions;
+      if (migrate) await runMigrations(postgres);
+      return new DataSource(postgres).initialize();
+    },
+  });
+}
+
+/** The service's database: migrated at boot. */
+@Module({ imports: [databaseConnection({ migrate: true })] })
 export class DatabaseModule {}

@@ -1,11 +1,13 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { schemaQualified } from '../schema-qualified.js';
 
 export class CreatePlants1763769600000 implements MigrationInterface {
   name = 'CreatePlants1763769600000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    const plants = schemaQualified(queryRunner.connection, 'plants');
     await queryRunner.query(`
-      CREATE TABLE plants (
+      CREATE TABLE ${plants} (
         id         bigint      PRIMARY KEY,
         name       text        NOT NULL,
         tag        text,
@@ -15,6 +17,7 @@ export class CreatePlants1763769600000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('DROP TABLE plants');
+    const plants = schemaQualified(queryRunner.connection, 'plants');
+    await queryRunner.query(`DROP TABLE ${plants}`);
   }
 }

@@ -1,17 +1,30 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { schemaQualified } from '../schema-qualified.js';
+
+/** The table and the trigger function, in the DataSource's schema. */
+function objectsOf(queryRunner: QueryRunner) {
+  return {
+    tokens: schemaQualified(queryRunner.connection, 'api_tokens'),
+    notify: schemaQualified(queryRunner.connection, 'api_tokens_notify_change'),
+  };
+}
 
 /**
  * Every change to api_tokens, by whatever writer, notifies channel api_tokens_changed
  * after it commits, so each replica's in-memory store (src/auth/active-tokens.store.ts)
  * follows within milliseconds. The payload is the token's name, never its hash; an empty
  * payload asks for a full resync (TRUNCATE, or a name too long for a notification).
+ * Channels are per database, not per schema: in a database holding the tables in several
+ * schemas, each store also hears the others' names, and re-reading them from its own table
+ * changes nothing.
  */
 export class NotifyApiTokenChanges1764000000000 implements MigrationInterface {
   name = 'NotifyApiTokenChanges1764000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    const { tokens, notify } = objectsOf(queryRunner);
     await queryRunner.query(`
-      CREATE FUNCTION api_tokens_notify_change() RETURNS trigger
+      CREATE FUNCTION ${notify}() RETURNS trigger
       LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'TRUNCATE' THEN
@@ -33,23 +46,24 @@ export class NotifyApiTokenChanges1764000000000 implements MigrationInterface {
     `);
     await queryRunner.query(`
       CREATE TRIGGER api_tokens_notify_row_change
-      AFTER INSERT OR UPDATE OR DELETE ON api_tokens
-      FOR EACH ROW EXECUTE FUNCTION api_tokens_notify_change()
+      AFTER INSERT OR UPDATE OR DELETE ON ${tokens}
+      FOR EACH ROW EXECUTE FUNCTION ${notify}()
     `);
     await queryRunner.query(`
       CREATE TRIGGER api_tokens_notify_truncate
-      AFTER TRUNCATE ON api_tokens
-      FOR EACH STATEMENT EXECUTE FUNCTION api_tokens_notify_change()
+      AFTER TRUNCATE ON ${tokens}
+      FOR EACH STATEMENT EXECUTE FUNCTION ${notify}()
     `);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    const { tokens, notify } = objectsOf(queryRunner);
     await queryRunner.query(
-      'DROP TRIGGER api_tokens_notify_truncate ON api_tokens',
+      `DROP TRIGGER api_tokens_notify_truncate ON ${tokens}`,
     );
     await queryRunner.query(
-      'DROP TRIGGER api_tokens_notify_row_change ON api_tokens',
+      `DROP TRIGGER api_tokens_notify_row_change ON ${tokens}`,
     );
-    await queryRunner.query('DROP FUNCTION api_tokens_notify_change()');
+    await queryRunner.query(`DROP FUNCTION ${notify}()`);
   }
 }

@@ -1,14 +1,16 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { schemaQualified } from '../schema-qualified.js';
 
 export class CreateCommitProbe1795392000000 implements MigrationInterface {
   name = 'CreateCommitProbe1795392000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    const probe = schemaQualified(queryRunner.connection, 'commit_probe');
     // One row, rewritten by DatabaseHealth's probe: a commit that writes WAL, so that on a
     // primary in synchronous mode it returns only once a standby has it (a transaction
     // that writes no WAL commits without waiting, and SELECT 1 says nothing about commits).
     await queryRunner.query(`
-      CREATE TABLE commit_probe (
+      CREATE TABLE ${probe} (
         id         smallint    PRIMARY KEY CHECK (id = 1),
         checked_at timestamptz NOT NULL
       )
@@ -16,6 +18,7 @@ export class CreateCommitProbe1795392000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('DROP TABLE commit_probe');
+    const probe = schemaQualified(queryRunner.connection, 'commit_probe');
+    await queryRunner.query(`DROP TABLE ${probe}`);
   }
 }
