@@ -48,6 +48,7 @@ const flags = commandLine({
     'skip-references',
     'references-only',
     'skip-build',
+    'skip-startup',
     'cpu-prof',
     'help',
   ],
@@ -75,6 +76,7 @@ if (flags.help) {
                    wrk and PostgreSQL on the other: the targets), co-located (PostgreSQL on
                    the server's core), or both (default)
   --skip-build     use the existing dist/ (after a build of the current source)
+  --skip-startup   no start-up times (an A/B of the references does not need them)
   --cpu-prof       start the service with --cpu-prof (profiles in bench/results/profiles;
                    profiling slows it, so the figures of such a run are not comparable)
   --ids KIND       random (default: inserts spread over the whole primary key index) or
@@ -594,7 +596,14 @@ async function main() {
   if (!ctx.pgbench)
     log('pgbench is not on the PATH: the database reference is skipped');
 
-  const startup = await measureStartup(ctx);
+  const startup = flags['skip-startup']
+    ? {
+        externalMs: [],
+        externalFirstMs: [],
+        embeddedFirstMs: [],
+        embeddedLaterMs: [],
+      }
+    : await measureStartup(ctx);
   // The production topology first: the headline and the targets.
   const references = {};
   if (!flags['skip-references'])
@@ -653,7 +662,8 @@ async function main() {
     flags.versus !== undefined ||
     flags.references !== undefined ||
     flags.topology !== 'both' ||
-    flags['cpu-prof'];
+    flags['cpu-prof'] ||
+    flags['skip-startup'];
   if (!partial) await writeResults(join(BENCH, 'RESULTS.md'), report);
   // Every figure of the run, for whoever wants more than the table (not committed).
   await writeFile(
