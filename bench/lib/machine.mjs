@@ -4,7 +4,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The whole machine's busy and total CPU ticks, from /proc/stat. */
 export function machineTicks() {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  return ticksOf(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]);
+}
+
+/** One core's busy and total CPU ticks ("0", "1"), from /proc/stat. */
+export function coreTicks(cpu) {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`cpu${cpu} `));
+  return ticksOf(line);
+}
+
+function ticksOf(line) {
   const values = line.trim().split(/\s+/).slice(1).map(Number);
   const idle = values[3] + (values[4] ?? 0); // idle + iowait
   const total = values.slice(0, 8).reduce((a, b) => a + b, 0); // not guest, counted in user

@@ -28,7 +28,7 @@ import { machineTicks, waitForIdleMachine } from '../lib/machine.mjs';
 import { openLoop } from '../lib/open-loop.mjs';
 import { BASELINE_SERVER, BENCH, RESULTS, ROOT } from '../lib/paths.mjs';
 import { pgbench, pgbenchVersion } from '../lib/pgbench.mjs';
-import { referenceRounds } from '../lib/references.mjs';
+import { referenceRounds, TOPOLOGIES } from '../lib/references.mjs';
 import { formatReport, writeResults } from '../lib/report.mjs';
 import { runtimeOf, serviceArgs, startServer } from '../lib/servers.mjs';
 import { summarize } from '../lib/stats.mjs';
@@ -48,6 +48,7 @@ const flags = commandLine({
     'skip-references',
     'references-only',
     'skip-build',
+    'skip-startup',
     'cpu-prof',
     'help',
   ],
@@ -56,6 +57,7 @@ const flags = commandLine({
     note: undefined,
     versus: undefined,
     references: undefined,
+    topology: 'both',
   },
 });
 
@@ -70,7 +72,11 @@ if (flags.help) {
                    baseline, docs-style, "service, no flags"; none: "")
   --versus DIST    a second service, from another build's dist/ directory, in the same rounds
                    of the references: B/A per round (an A/B on the targets' own measurement)
+  --topology T     the references' topology: production (each server alone on its core,
+                   wrk and PostgreSQL on the other: the targets), co-located (PostgreSQL on
+                   the server's core), or both (default)
   --skip-build     use the existing dist/ (after a build of the current source)
+  --skip-startup   no start-up times (an A/B of the references does not need them)
   --cpu-prof       start the service with --cpu-prof (profiles in bench/results/profiles;
                    profiling slows it, so the figures of such a run are not comparable)
   --ids KIND       random (default: inserts spread over the whole primary key index) or
@@ -101,12 +107,19 @@ const options = {
       ? [1_000_000]
       : [1_000_000, 10_000_000],
   referenceSeconds: quick ? 3 : 8,
+  referenceC1Seconds: quick ? 2 : 3,
   ids: flags.ids,
   idleWaitSeconds: flags['idle-wait'] ?? (quick ? 5 : 10),
   note: flags.note,
 };
 if (!['random', 'sequential'].includes(options.ids))
   throw new Error('--ids must be random or sequential');
+const topologies =
+  flags.topology === 'both' ? Object.keys(TOPOLOGIES) : [flags.topology];
+if (!topologies.every((name) => name in TOPOLOGIES))
+  throw new Error(
+    `--topology must be both or one of ${Object.keys(TOPOLOGIES).join(', ')}`,
+  );
 if (!Number.isInteger(options.runs) || options.runs < 1)
   throw new Error('--runs must be a positive integer');
 
@@ -583,16 +596,28 @@ async function main() {
   if (!ctx.pgbench)
     log('pgbench is not on the PATH: the database reference is skipped');
 
-  const startup = await measureStartup(ctx);
-  const references = flags['skip-references']
-    ? null
-    : await referenceRounds(ctx, {
+  const startup = flags['skip-startup']
+    ? {
+        externalMs: [],
+        externalFirstMs: [],
+        embeddedFirstMs: [],
+        embeddedLaterMs: [],
+      }
+    : await measureStartup(ctx);
+  // The production topology first: the headline and the targets.
+  const references = {};
+  if (!flags['skip-references'])
+    for (const topology of topologies)
+      references[topology] = await referenceRounds(ctx, {
+        topology,
         rounds: options.runs,
         warmupSeconds: options.warmupSeconds,
         seconds: options.referenceSeconds,
+        c1Seconds: options.referenceC1Seconds,
         log,
         only: flags.references?.split(',').filter((name) => name !== ''),
         versus: flags.versus,
+        serviceFlags: cpuProfile,
       });
   const only = flags['references-only'];
   const runs = [];
@@ -632,8 +657,13 @@ async function main() {
 
   const report = formatReport(results);
   process.stdout.write(`\n${report}\n`);
-  // An A/B or a partial set of references is not the service's latest run.
-  const partial = flags.versus !== undefined || flags.references !== undefined;
+  // An A/B, a partial set of references or a profiled run is not the service's latest run.
+  const partial =
+    flags.versus !== undefined ||
+    flags.references !== undefined ||
+    flags.topology !== 'both' ||
+    flags['cpu-prof'] ||
+    flags['skip-startup'];
   if (!partial) await writeResults(join(BENCH, 'RESULTS.md'), report);
   // Every figure of the run, for whoever wants more than the table (not committed).
   await writeFile(
@@ -642,7 +672,7 @@ async function main() {
   );
   log(
     partial
-      ? 'written to bench/results/latest.json (an A/B or partial run: RESULTS.md unchanged)'
+      ? 'written to bench/results/latest.json (an A/B, partial or profiled run: RESULTS.md unchanged)'
       : 'written to bench/RESULTS.md and bench/results/latest.json',
   );
 }
