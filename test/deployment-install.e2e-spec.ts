@@ -151,7 +151,10 @@ describe('the production install, made as the image makes it', () => {
       for (const probe of ['/health/live', '/health/ready', '/health']) {
         const health = await send(`${baseUrl}${probe}`);
         expect(health.status).toBe(200);
-        expect(health.body).toEqual({ status: 'ok' });
+        expect(health.body).toEqual({
+          status: 'ok',
+          instance: expect.any(String),
+        });
       }
 
       const created = await postPlant(
