@@ -1,8 +1,10 @@
 // The entry point: `node dist/main.js`, however it is started. Only the V8 flags' check is
 // imported statically: a process that lacks them starts over with them (v8-flags.ts), and
 // everything it had loaded would be loaded again.
+import { refuseUnsupportedNode } from './node-version.js';
 import { runWithServiceV8Flags } from './v8-flags.js';
 
+refuseUnsupportedNode();
 runWithServiceV8Flags();
 const { startService } = await import('./bootstrap.js');
 startService();
