@@ -1,12 +1,13 @@
-// A free TCP port, for the tests and the benchmark (bench/) alike. Plain JavaScript so the
-// .mjs benchmark can import it too; its types are in free-port.d.mts.
+// A free TCP port: for plant-store/testing, and for this project's tests and benchmark
+// through test-kit/free-port.mjs. Only erasable TypeScript and Node's own modules, so that
+// Node runs this file as it is (the .mjs benchmark imports it unbuilt).
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 
 // Linux's default ip_local_port_range, where the file cannot be read.
 const EPHEMERAL_DEFAULT = { first: 32_768, last: 60_999 };
 const LOWEST = 10_000;
-const handedOut = new Set();
+const handedOut = new Set<number>();
 
 /**
  * The ports the kernel gives to outgoing connections. A port handed out from among them
@@ -15,7 +16,7 @@ const handedOut = new Set();
  * "Address already in use" on a busy machine. Below that range only a listener that asks
  * for the port by number can take it.
  */
-async function ephemeralRange() {
+async function ephemeralRange(): Promise<{ first: number; last: number }> {
   const text = await readFile(
     '/proc/sys/net/ipv4/ip_local_port_range',
     'utf8',
@@ -26,7 +27,7 @@ async function ephemeralRange() {
     : EPHEMERAL_DEFAULT;
 }
 
-function canListen(port) {
+function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
@@ -39,7 +40,7 @@ function canListen(port) {
  * that no outgoing connection takes it), chosen at random so that concurrent test
  * processes rarely pick the same one, and never twice by this process.
  */
-export async function freePort() {
+export async function freePort(): Promise<number> {
   const { first } = await ephemeralRange();
   const span = first - LOWEST;
   for (let attempt = 0; span > 1_000 && attempt < 200; attempt += 1) {
