@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
@@ -12,12 +9,18 @@ import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { eventually } from '../test-kit/poll.js';
 import { createScratchDatabase } from './support/scratch-database.js';
+import {
+  compileTypeScript,
+  INSTALL_TIMEOUT_MS,
+  installedVersions,
+  installPackedPackage,
+  manifestOf,
+  ROOT,
+  run,
+} from './support/packed-package.js';
 import { TOKEN } from './support/tokens.js';
 
-const run = promisify(execFile);
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
-const INSTALL_TIMEOUT_MS = 240_000;
 
 /** What the package peers: one copy each, the host's, shared with the modules. */
 const FRAMEWORK = [
@@ -31,30 +34,6 @@ const FRAMEWORK = [
 ];
 /** What a host application has in its own package.json: Nest, TypeORM and the driver. */
 const HOST_PACKAGES = [...FRAMEWORK, 'pg'];
-
-interface Manifest {
-  version: string;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-}
-
-async function manifestOf(directory: string): Promise<Manifest> {
-  return JSON.parse(
-    await readFile(join(directory, 'package.json'), 'utf8'),
-  ) as Manifest;
-}
-
-/** The host's own dependencies, at the versions this project installed (npm's cache has them). */
-async function hostDependencies(): Promise<Record<string, string>> {
-  return Object.fromEntries(
-    await Promise.all(
-      HOST_PACKAGES.map(async (name) => [
-        name,
-        (await manifestOf(join(ROOT, 'node_modules', name))).version,
-      ]),
-    ),
-  ) as Record<string, string>;
-}
 
 /** The first TypeScript block of the guide: the whole host application it shows. */
 async function guideExample(): Promise<string> {
@@ -92,55 +71,9 @@ describe('the packed package, installed and imported by name', () => {
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'plant-store-host-'));
-    // The dist/ that `npm test` built, packed as it is: prepack's own `nest build` would
-    // delete and rewrite dist/ under the specs running from it at the same time.
-    const { stdout } = await run(
-      'npm',
-      ['pack', '--ignore-scripts', '--json', '--pack-destination', folder],
-      { cwd: ROOT },
-    );
-    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
-    await writeFile(
-      join(folder, 'package.json'),
-      JSON.stringify({
-        name: 'shop',
-        private: true,
-        type: 'module',
-        dependencies: {
-          ...(await hostDependencies()),
-          'plant-store': `file:./${filename}`,
-        },
-      }),
-    );
-    // Packages come from npm's cache where this machine has them (npm ci filled it).
-    await run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund'],
-      { cwd: folder, timeout: INSTALL_TIMEOUT_MS },
-    );
+    await installPackedPackage(folder, await installedVersions(HOST_PACKAGES));
     await writeFile(join(folder, 'host.ts'), await guideExample());
-    await writeFile(
-      join(folder, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          target: 'es2023',
-          strict: true,
-          experimentalDecorators: true,
-          emitDecoratorMetadata: true,
-          skipLibCheck: true,
-          outDir: 'out',
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          types: ['node'],
-        },
-        files: ['host.ts'],
-      }),
-    );
-    await run(process.execPath, [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(folder, 'tsconfig.json'),
-    ]);
+    await compileTypeScript(folder, ['host.ts']);
   }, INSTALL_TIMEOUT_MS + 60_000);
   afterAll(() => rm(folder, { recursive: true, force: true }));
 
@@ -184,9 +117,13 @@ describe('the packed package, installed and imported by name', () => {
     const manifest = await manifestOf(
       join(folder, 'node_modules', 'plant-store'),
     );
-    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(
-      FRAMEWORK,
-    );
+    // The others are optional, for plant-store/testing and plant-store/testcontainers.
+    const optional = manifest.peerDependenciesMeta ?? {};
+    expect(
+      Object.keys(manifest.peerDependencies ?? {})
+        .filter((name) => optional[name]?.optional !== true)
+        .sort(),
+    ).toEqual(FRAMEWORK);
     expect(
       Object.keys(manifest.dependencies ?? {}).filter((name) =>
         FRAMEWORK.includes(name),
