@@ -11,6 +11,7 @@ import {
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { stopWhenStdinCloses } from './lifecycle/stdin-close.js';
 import { handleStopSignals } from './lifecycle/stop-signals.js';
 import { createLogger } from './logging/logging.module.js';
 import { ServiceTokens } from './service-tokens.js';
@@ -87,6 +88,7 @@ async function bootstrap(env: Environment): Promise<void> {
     },
     hurry: () => running?.get(GracefulShutdown).hurry(),
   });
+  if (env.STOP_WHEN_STDIN_CLOSES) stopWhenStdinCloses();
 
   const app = await createApp(env);
   if (stopSignal === undefined) {

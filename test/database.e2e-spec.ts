@@ -50,7 +50,7 @@ describe('the service and its database', () => {
   it('reports healthy while the database answers', async () => {
     const answer = await send(`${service.url}/health`);
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ status: 'ok' });
+    expect(answer.body).toEqual({ status: 'ok', instance: expect.any(String) });
   });
 
   it('answers 503 quickly while the database is down, and recovers by itself', async () => {

@@ -68,9 +68,13 @@ function manifestContainer(file: string): {
 const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as {
   dependencies: Record<string, string>;
   peerDependencies: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
   devDependencies: Record<string, string>;
 };
+/** The framework: the peers the service needs, not the optional ones of plant-store/testing and /testcontainers. */
+const requiredPeers = Object.keys(packageJson.peerDependencies).filter(
+  (name) => packageJson.peerDependenciesMeta[name]?.optional !== true,
+);
 
 describe('the production install, made as the image makes it', () => {
   let dir: string;
@@ -114,13 +118,9 @@ describe('the production install, made as the image makes it', () => {
       existsSync(join(dir, 'node_modules', name, 'package.json'));
     // npm installs a root package's peerDependencies and keeps them under --omit=dev
     // (docs/dependencies.md): the framework is there although the package only peers it.
-    // An optional peer (@nestjs/event-emitter) is a host's choice, and the service's tests'.
-    const optional = packageJson.peerDependenciesMeta ?? {};
     for (const name of [
       ...Object.keys(packageJson.dependencies),
-      ...Object.keys(packageJson.peerDependencies).filter(
-        (peer) => optional[peer]?.optional !== true,
-      ),
+      ...requiredPeers,
     ])
       expect(installed(name), name).toBe(true);
     for (const name of Object.keys(packageJson.devDependencies))
@@ -156,7 +156,10 @@ describe('the production install, made as the image makes it', () => {
       for (const probe of ['/health/live', '/health/ready', '/health']) {
         const health = await send(`${baseUrl}${probe}`);
         expect(health.status).toBe(200);
-        expect(health.body).toEqual({ status: 'ok' });
+        expect(health.body).toEqual({
+          status: 'ok',
+          instance: expect.any(String),
+        });
       }
 
       const created = await postPlant(

@@ -2,21 +2,40 @@ import { ShutdownState } from '../src/lifecycle/shutdown-state.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';
 
+const PROBES = ['/health/live', '/health/ready', '/health'];
+
 describe('health probes', () => {
   let service: RunningApp;
   beforeAll(async () => {
-    service = await startApp();
+    service = await startApp({ INSTANCE_ID: 'probe-instance-1' });
   });
   afterAll(() => service.close());
 
-  it.each(['/health/live', '/health/ready', '/health'])(
-    'answers %s without a token',
+  it.each(PROBES)(
+    'answers %s without a token, naming the instance',
     async (path) => {
       const answer = await send(`${service.url}${path}`);
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ status: 'ok' });
+      expect(answer.body).toEqual({
+        status: 'ok',
+        instance: 'probe-instance-1',
+      });
     },
   );
+
+  it('names a random instance of its own when INSTANCE_ID is unset, the same on every probe', async () => {
+    const other = await startApp();
+    try {
+      const answers = await Promise.all(
+        PROBES.map(async (path) => (await send(`${other.url}${path}`)).body),
+      );
+      const [{ instance }] = answers as [{ instance: string }];
+      expect(instance).toMatch(/^[0-9a-f-]{36}$/);
+      expect(answers).toEqual(PROBES.map(() => ({ status: 'ok', instance })));
+    } finally {
+      await other.close();
+    }
+  });
 
   it('turns readiness to 503 as soon as shutdown begins, while liveness stays 200', async () => {
     service.app.get(ShutdownState).begin();

@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
@@ -15,12 +12,18 @@ import { eventually } from '../test-kit/poll.js';
 import { runCommand } from './support/command.js';
 import { migratedDatabase } from './support/migrated-database.js';
 import { createScratchDatabase } from './support/scratch-database.js';
+import {
+  compileTypeScript,
+  INSTALL_TIMEOUT_MS,
+  installedVersions,
+  installPackedPackage,
+  manifestOf,
+  ROOT,
+  run,
+} from './support/packed-package.js';
 import { TOKEN } from './support/tokens.js';
 
-const run = promisify(execFile);
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
-const INSTALL_TIMEOUT_MS = 240_000;
 const SCHEMA_SECTION = 'Tables in a schema of yours';
 const TOKENS_SECTION = 'Managed tokens in your application';
 
@@ -36,31 +39,6 @@ const FRAMEWORK = [
 ];
 /** What a host application has in its own package.json: Nest, TypeORM and the driver. */
 const HOST_PACKAGES = [...FRAMEWORK, 'pg'];
-
-interface Manifest {
-  version: string;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-}
-
-async function manifestOf(directory: string): Promise<Manifest> {
-  return JSON.parse(
-    await readFile(join(directory, 'package.json'), 'utf8'),
-  ) as Manifest;
-}
-
-/** The host's own dependencies, at the versions this project installed (npm's cache has them). */
-async function hostDependencies(): Promise<Record<string, string>> {
-  return Object.fromEntries(
-    await Promise.all(
-      HOST_PACKAGES.map(async (name) => [
-        name,
-        (await manifestOf(join(ROOT, 'node_modules', name))).version,
-      ]),
-    ),
-  ) as Record<string, string>;
-}
 
 /**
  * The first `language` block of the guide, or of its section `heading`: the first TypeScript
@@ -117,59 +95,13 @@ describe('the packed package, installed and imported by name', () => {
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'plant-store-host-'));
-    // The dist/ that `npm test` built, packed as it is: prepack's own `nest build` would
-    // delete and rewrite dist/ under the specs running from it at the same time.
-    const { stdout } = await run(
-      'npm',
-      ['pack', '--ignore-scripts', '--json', '--pack-destination', folder],
-      { cwd: ROOT },
-    );
-    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
-    await writeFile(
-      join(folder, 'package.json'),
-      JSON.stringify({
-        name: 'shop',
-        private: true,
-        type: 'module',
-        dependencies: {
-          ...(await hostDependencies()),
-          'plant-store': `file:./${filename}`,
-        },
-      }),
-    );
-    // Packages come from npm's cache where this machine has them (npm ci filled it).
-    await run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund'],
-      { cwd: folder, timeout: INSTALL_TIMEOUT_MS },
-    );
+    await installPackedPackage(folder, await installedVersions(HOST_PACKAGES));
     await writeFile(join(folder, 'host.ts'), await guideBlock('ts'));
     await writeFile(
       join(folder, 'data-source.ts'),
       await guideBlock('ts', SCHEMA_SECTION),
     );
-    await writeFile(
-      join(folder, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          target: 'es2023',
-          strict: true,
-          experimentalDecorators: true,
-          emitDecoratorMetadata: true,
-          skipLibCheck: true,
-          outDir: 'out',
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          types: ['node'],
-        },
-        files: ['host.ts', 'data-source.ts'],
-      }),
-    );
-    await run(process.execPath, [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(folder, 'tsconfig.json'),
-    ]);
+    await compileTypeScript(folder, ['host.ts', 'data-source.ts']);
   }, INSTALL_TIMEOUT_MS + 60_000);
   afterAll(() => rm(folder, { recursive: true, force: true }));
 

@@ -1,13 +1,39 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../test-kit/free-port.mjs';
+import { eventually } from '../test-kit/poll.js';
+import { processTree } from '../test-kit/process-tree.mjs';
 import { connectError } from '../test-kit/raw-http.js';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { ServiceProcess } from './support/service-process.js';
+
+/** The processes of `pids` still running (a zombie counts as gone). */
+function alive(pids: number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return false;
+    }
+    return !/\) Z /.test(readProcStat(pid));
+  });
+}
+
+function readProcStat(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return ') Z ';
+  }
+}
 
 /** Whether anything accepts connections on the port. */
 async function portIsOpen(port: number): Promise<boolean> {
@@ -176,6 +202,113 @@ describe('starting the built service (dist/main.js)', () => {
       });
       expect(await service.exitCode()).toBe(1);
       expect(service.text).toContain('The embedded PostgreSQL did not start');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a Node.js older than engines allows, with one JSON line, before anything starts', async () => {
+    // The machine's own Node (Debian's 20) where there is one older than the project's.
+    const old = await promisify(execFile)('/usr/bin/node', ['--version']).then(
+      ({ stdout }) => stdout.trim(),
+      () => undefined,
+    );
+    expect(old, 'an older Node.js at /usr/bin/node').toMatch(
+      /^v(1\d|2[0-3])\./,
+    );
+    const { code, output } = await new Promise<{
+      code: number | null;
+      output: string;
+    }>((resolve) => {
+      execFile('/usr/bin/node', ['dist/main.js'], (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : (error.code as number),
+          output: stdout + stderr,
+        }),
+      );
+    });
+    expect(code).toBe(1);
+    const lines = output.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 60,
+      msg: `Node.js ${old} is not supported: Plant Store needs Node.js ^24.11.0 (package.json engines; npm ci brings it: docs/runtime.md)`,
+    });
+  });
+
+  it('leaves no embedded PostgreSQL behind when its HTTP port is taken (EADDRINUSE)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'plant-store-port-taken-'));
+    const taken = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) =>
+      taken.listen(port, '127.0.0.1', resolve),
+    );
+    const databasePort = await freePort();
+    try {
+      const service = ServiceProcess.start({
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        EMBEDDED_DATABASE_PORT: String(databasePort),
+        API_TOKENS: 'startup-check-token-0123456789abcdef',
+        // PostgreSQL's own lines, to see that it did start before the failure.
+        LOG_LEVEL: 'debug',
+      });
+      // Its tree for as long as it runs: initdb, then the postmaster and its backends.
+      const processes = new Set<number>();
+      const exitCode = await eventually('the service to exit', () => {
+        if (service.pid !== undefined && service.isRunning)
+          for (const pid of processTree(service.pid)) processes.add(pid);
+        return service.isRunning ? undefined : service.exitCode();
+      });
+      expect(exitCode).toBe(1);
+      expect(service.text).toContain('EADDRINUSE');
+      expect(service.text).toContain('database system is ready');
+      await eventually(
+        'every process of the start gone, the database port closed',
+        async () =>
+          alive([...processes]).length === 0 &&
+          !(await portIsOpen(databasePort))
+            ? true
+            : undefined,
+        { timeoutMs: 10_000 },
+      );
+    } finally {
+      taken.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops a stale embedded PostgreSQL whose service was SIGKILLed, and says so', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'plant-store-stale-'));
+    const env = {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      EMBEDDED_DATABASE_PORT: String(await freePort()),
+      API_TOKENS: 'startup-check-token-0123456789abcdef',
+      LOG_FORMAT: 'json',
+    };
+    try {
+      const first = ServiceProcess.start({ ...env, INSTANCE_ID: 'first' });
+      await first.waitFor(/listening on/);
+      first.signal('SIGKILL');
+      await first.exitCode();
+      // Left running by the kill: the old run's database still holds its port.
+      expect(await portIsOpen(Number(env.EMBEDDED_DATABASE_PORT))).toBe(true);
+
+      const second = ServiceProcess.start({ ...env, INSTANCE_ID: 'second' });
+      try {
+        await second.waitFor(/listening on/);
+        expect(second.text).toMatch(
+          /Stopped a stale embedded PostgreSQL \(pid \d+\) left running in \S+ by a process that is gone \(pid \d+\)/,
+        );
+        const health = await send(`http://127.0.0.1:${env.PORT}/health`);
+        expect(health.body).toEqual({ status: 'ok', instance: 'second' });
+      } finally {
+        expect(await second.stop()).toBe(0);
+      }
+      expect(await portIsOpen(Number(env.EMBEDDED_DATABASE_PORT))).toBe(false);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

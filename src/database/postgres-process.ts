@@ -41,6 +41,12 @@ export class PostgresProcess {
       env: { ...process.env, LC_MESSAGES: 'C' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    // Whatever ends this process (a failed start's exit 1 included) ends the server too,
+    // which runs detached and would otherwise outlive it. Not a SIGKILL of this process:
+    // the next start finds it stale (stale-postmaster.ts).
+    const stopOnExit = (): void => void child.kill('SIGINT');
+    process.once('exit', stopOnExit);
+    child.once('exit', () => process.removeListener('exit', stopOnExit));
     await new Promise<void>((resolve, reject) => {
       child.stderr?.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');

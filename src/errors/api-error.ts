@@ -40,6 +40,9 @@ export const CLIENT_CLOSED_REQUEST = 499;
 /** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = 2;
 
+/** What a read-only path allows: Express answers HEAD wherever it answers GET. */
+export const READ_METHODS: readonly string[] = ['GET', 'HEAD'];
+
 /**
  * An expected failure: its status, its client-safe message and any headers the status
  * calls for (RFC 6750 WWW-Authenticate, RFC 9110 Allow and Retry-After).

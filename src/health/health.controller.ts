@@ -1,5 +1,7 @@
-import { Controller, Get } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { All, Controller, Get } from '@nestjs/common';
 import {
+  ApiExcludeEndpoint,
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
@@ -7,14 +9,23 @@ import {
 } from '@nestjs/swagger';
 import { TokenVerifier } from '../auth/token-verifier.js';
 import { Public } from '../auth/public.decorator.js';
-import { ApiError } from '../errors/api-error.js';
+import { ApiError, READ_METHODS } from '../errors/api-error.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { DatabaseHealth } from '../database/database-health.js';
+import { type Environment, InjectEnvironment } from '../config/environment.js';
 
 export class HealthStatus {
   @ApiProperty({ type: 'string', enum: ['ok'] })
   status: 'ok';
+
+  @ApiProperty({
+    type: 'string',
+    description:
+      'Which instance answers: INSTANCE_ID, or a random UUID per process. A test suite ' +
+      'checks it to know it speaks to the service it started, not one left from a run before.',
+  })
+  instance: string;
 }
 
 /** Probes for orchestrators and load balancers: public, cheap, no token. */
@@ -22,11 +33,16 @@ export class HealthStatus {
 @Public()
 @Controller('health')
 export class HealthController {
+  private readonly instance: string;
+
   constructor(
     private readonly database: DatabaseHealth,
     private readonly shutdown: ShutdownState,
     private readonly tokens: TokenVerifier,
-  ) {}
+    @InjectEnvironment() env: Environment,
+  ) {
+    this.instance = env.INSTANCE_ID ?? randomUUID();
+  }
 
   @Get('live')
   @ApiOperation({
@@ -38,7 +54,7 @@ export class HealthController {
   })
   @ApiOkResponse({ type: HealthStatus, description: 'the process is alive' })
   live(): HealthStatus {
-    return { status: 'ok' };
+    return { status: 'ok', instance: this.instance };
   }
 
   @Get(['ready', ''])
@@ -64,6 +80,13 @@ export class HealthController {
       );
     // A database that cannot commit: its error becomes 503 in the exception filter.
     await this.database.check();
-    return { status: 'ok' };
+    return { status: 'ok', instance: this.instance };
+  }
+
+  /** After the GETs: another method on a probe's path is 405 with Allow, as on /plants. */
+  @All(['live', 'ready', ''])
+  @ApiExcludeEndpoint()
+  rejectOtherMethods(): never {
+    throw ApiError.methodNotAllowed(READ_METHODS);
   }
 }

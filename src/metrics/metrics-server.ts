@@ -8,10 +8,12 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { ApiError, READ_METHODS } from '../errors/api-error.js';
 import { ErrorAnswer } from '../errors/error-answer.js';
 import { MetricsService } from './metrics.service.js';
 
 const NOT_FOUND = ErrorAnswer.forStatus(HttpStatus.NOT_FOUND);
+const OTHER_METHOD = ErrorAnswer.of(ApiError.methodNotAllowed(READ_METHODS));
 const SCRAPE_FAILED = ErrorAnswer.forStatus(HttpStatus.INTERNAL_SERVER_ERROR);
 
 /** With METRICS_PORT set, /metrics is served there (for a private scrape network) instead. */
@@ -31,10 +33,13 @@ export class MetricsServer
     if (!this.env.METRICS_ENABLED || this.env.METRICS_PORT === undefined)
       return;
     this.server = createServer((request, response) => {
-      if (
-        request.method === 'GET' &&
-        request.url?.split('?')[0] === '/metrics'
-      ) {
+      const isMetrics = request.url?.split('?')[0] === '/metrics';
+      if (isMetrics && !READ_METHODS.includes(request.method ?? '')) {
+        OTHER_METHOD.writeTo(response);
+        return;
+      }
+      // Node leaves the body out of an answer to HEAD.
+      if (isMetrics) {
         this.metrics.render().then(
           ({ contentType, body }) =>
             response.writeHead(200, { 'Content-Type': contentType }).end(body),

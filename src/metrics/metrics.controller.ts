@@ -1,9 +1,9 @@
-import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import { All, Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/public.decorator.js';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { ApiError } from '../errors/api-error.js';
+import { ApiError, READ_METHODS } from '../errors/api-error.js';
 import { MetricsService } from './metrics.service.js';
 
 /** GET /metrics on the API port, unless turned off or moved to METRICS_PORT. */
@@ -20,11 +20,22 @@ export class MetricsController {
   async scrape(
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
-    if (!this.env.METRICS_ENABLED || this.env.METRICS_PORT !== undefined) {
-      throw new ApiError(HttpStatus.NOT_FOUND);
-    }
+    this.refuseWhenNotServedHere();
     const { contentType, body } = await this.metrics.render();
     response.type(contentType);
     return body;
+  }
+
+  /** After the GET: another method is 405 with Allow, where /metrics is served at all. */
+  @All()
+  rejectOtherMethods(): never {
+    this.refuseWhenNotServedHere();
+    throw ApiError.methodNotAllowed(READ_METHODS);
+  }
+
+  private refuseWhenNotServedHere(): void {
+    if (!this.env.METRICS_ENABLED || this.env.METRICS_PORT !== undefined) {
+      throw new ApiError(HttpStatus.NOT_FOUND);
+    }
   }
 }

@@ -1,15 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiError, READ_METHODS } from '../errors/api-error.js';
+import { ErrorAnswer } from '../errors/error-answer.js';
 
 export const OPENAPI_JSON_PATH = 'openapi.json';
 export const SWAGGER_UI_PATH = 'docs';
+const OPENAPI_YAML_PATH = 'openapi.yaml';
 
 const DESCRIPTION = [
   'A plant store with one operation that creates a plant.',
   '',
   'Every answer other than 200 carries an Error body whose `error` is the HTTP status.',
   'Beyond the statuses listed per operation, an unknown path answers 404 and another',
-  'method on /plants answers 405 with `Allow: POST`.',
+  'method on a path the service serves answers 405 with `Allow` (on /plants, `Allow: POST`).',
 ].join('\n');
 
 type Operations = OpenAPIObject['paths'][string];
@@ -71,7 +75,36 @@ export function setupOpenApi(app: INestApplication): OpenAPIObject {
   const document = createOpenApiDocument(app);
   SwaggerModule.setup(SWAGGER_UI_PATH, app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
-    yamlDocumentUrl: 'openapi.yaml',
+    yamlDocumentUrl: OPENAPI_YAML_PATH,
   });
+  answerOtherMethods(app);
   return document;
+}
+
+const OTHER_METHOD = ErrorAnswer.of(ApiError.methodNotAllowed(READ_METHODS));
+
+/**
+ * SwaggerModule serves its paths for GET only, and anything else fell through to 404. HTTP's
+ * rule is 405 with Allow (RFC 9110, 15.5.6), as on the service's own routes: added after
+ * SwaggerModule's routes, so a GET or HEAD still reaches them (a missing asset stays 404).
+ */
+function answerOtherMethods(app: INestApplication): void {
+  // A mount path covers what lies below it: Swagger UI's assets under /docs too.
+  for (const path of [
+    `/${OPENAPI_JSON_PATH}`,
+    `/${OPENAPI_YAML_PATH}`,
+    `/${SWAGGER_UI_PATH}`,
+  ]) {
+    app.use(
+      path,
+      (
+        request: IncomingMessage,
+        response: ServerResponse,
+        next: () => void,
+      ) => {
+        if (READ_METHODS.includes(request.method ?? '')) next();
+        else OTHER_METHOD.writeTo(response);
+      },
+    );
+  }
 }

@@ -1,15 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsStorableText } from '../validation/storable-text.js';
+import {
+  IsStorableText,
+  STORABLE_TEXT_PATTERN,
+} from '../validation/storable-text.js';
+
+const TEXT_RULE =
+  ': well-formed Unicode text (no lone surrogate) without NUL characters.';
 
 /** The spec's Plant (section 2.1): what the service answers with, never the id. */
 export class Plant {
-  @ApiProperty({ type: 'string', description: 'The name of the plant' })
+  @ApiProperty({
+    type: 'string',
+    description: `The name of the plant${TEXT_RULE}`,
+    pattern: STORABLE_TEXT_PATTERN,
+  })
   @IsStorableText()
   name: string;
 
   @ApiPropertyOptional({
     type: 'string',
-    description: 'Tag that specifies the type',
+    description: `Tag that specifies the type${TEXT_RULE}`,
+    pattern: STORABLE_TEXT_PATTERN,
   })
   @IsStorableText({ optional: true })
   tag?: string;

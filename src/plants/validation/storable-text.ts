@@ -16,6 +16,13 @@ export function isStorableText(value: unknown): value is string {
   );
 }
 
+/**
+ * The same rule as a JSON Schema `pattern` (ECMA-262 with the `u` flag, as ajv and the
+ * JSON Schema spec read it: a surrogate range then matches lone surrogates only), so that
+ * a client or a fuzzer generating text from the published document stays within it.
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
+
 function messageFor({ property, value }: ValidationArguments): string {
   if (value === undefined) return `${property} is required`;
   if (typeof value !== 'string') return `${property} must be a string`;

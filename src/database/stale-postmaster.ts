@@ -1,0 +1,74 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Written beside the cluster: the process that started its postmaster and stops it. */
+const OWNER_FILE = 'postgres-owner.pid';
+/** A fast shutdown takes well under a second on a test's cluster; this is for a loaded machine. */
+const STOP_DEADLINE_MS = 15_000;
+
+async function pidIn(path: string): Promise<number | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The postmaster named by the cluster's postmaster.pid, if that process still runs. */
+async function runningPostmaster(
+  clusterDir: string,
+): Promise<number | undefined> {
+  const pid = await pidIn(join(clusterDir, 'postmaster.pid'));
+  if (pid === undefined || !isAlive(pid)) return undefined;
+  // After a reboot or a crash the number may belong to another program by now.
+  const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(
+    () => 'postgres',
+  );
+  return command.includes('postgres') ? pid : undefined;
+}
+
+/** Records this process as the one that runs, and will stop, the cluster's postmaster. */
+export async function recordPostmasterOwner(dataDir: string): Promise<void> {
+  await writeFile(join(dataDir, OWNER_FILE), `${process.pid}\n`);
+}
+
+/**
+ * A postmaster still running in the cluster while the process that started it is gone
+ * (SIGKILLed, or a runner killed with it) is stale: it holds the port and answers with
+ * the old run's data. It gets a fast shutdown (SIGINT) and this waits for it to exit.
+ * Returns what was done, in a sentence to log, or undefined when nothing was stale (no
+ * postmaster, or one whose owner still runs: `npm run token` beside the service).
+ */
+export async function stopStalePostmaster(
+  dataDir: string,
+  clusterDir: string,
+): Promise<string | undefined> {
+  const postmaster = await runningPostmaster(clusterDir);
+  if (postmaster === undefined) return undefined;
+  const owner = await pidIn(join(dataDir, OWNER_FILE));
+  // Its owner may be this very process (a test's server it restarts) or another running one.
+  if (owner !== undefined && isAlive(owner)) return undefined;
+  process.kill(postmaster, 'SIGINT');
+  const deadline = Date.now() + STOP_DEADLINE_MS;
+  while (isAlive(postmaster)) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `A stale embedded PostgreSQL (pid ${postmaster}) in ${clusterDir} did not stop ` +
+          `within ${STOP_DEADLINE_MS / 1000} s of SIGINT: stop it, or set DATA_DIR elsewhere.`,
+      );
+    await sleep(50);
+  }
+  return (
+    `Stopped a stale embedded PostgreSQL (pid ${postmaster}) left running in ${clusterDir} ` +
+    `by a process that is gone (${owner === undefined ? 'no owner recorded' : `pid ${owner}`})`
+  );
+}

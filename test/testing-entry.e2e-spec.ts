@@ -1,0 +1,122 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { startNodeProcess } from '../test-kit/node-process.mjs';
+import { eventually } from '../test-kit/poll.js';
+import { processTree } from '../test-kit/process-tree.mjs';
+import { send } from './support/http.js';
+import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
+
+/** The built entry (npm run build): it starts the dist/main.js beside it. */
+const TESTING_ENTRY = resolve('dist/testing/index.js');
+type TestingEntry = typeof import('../src/testing/index.js');
+
+function alive(pids: number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('plant-store/testing: startPlantStore()', () => {
+  it('starts this instance on its embedded PostgreSQL with a token, and stop() leaves nothing', async () => {
+    const { startPlantStore } = (await import(TESTING_ENTRY)) as TestingEntry;
+    const store = await startPlantStore();
+    const processes = new Set<number>();
+    let dataDir: string | undefined;
+    try {
+      const health = await send(`${store.url}/health`);
+      expect(health.body).toEqual({ status: 'ok', instance: store.instanceId });
+      const id = uniqueId();
+      const created = await postPlant(store.url, newPlantJson(id, 'Fern'), {
+        token: store.token,
+      });
+      expect(created.status).toBe(200);
+
+      // The suite's own address is not held back after its 401 checks: no 429.
+      const refused = await Promise.all(
+        Array.from({ length: 40 }, () =>
+          postPlant(store.url, newPlantJson(uniqueId(), 'Fern'), {
+            token: 'pst_wrong-token-0123456789',
+          }).then((answer) => answer.status),
+        ),
+      );
+      expect(new Set(refused)).toEqual(new Set([401]));
+
+      const client = new pg.Client({ connectionString: store.databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ name: string }>(
+          'SELECT name FROM plants WHERE id = $1::bigint',
+          [id.toString()],
+        );
+        expect(rows).toEqual([{ name: 'Fern' }]);
+        const setting = await client.query<{ data_directory: string }>(
+          'SHOW data_directory',
+        );
+        dataDir = join(setting.rows[0].data_directory, '..');
+      } finally {
+        await client.end();
+      }
+      // The postmaster (its command names the data folder) and, below it, its backends.
+      for (const pid of alive(
+        execFileSync('pgrep', ['-f', dataDir], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .map(Number),
+      ))
+        for (const child of processTree(pid)) processes.add(child);
+    } finally {
+      await store.stop();
+    }
+    expect(processes.size).toBeGreaterThan(0);
+    expect(alive([...processes])).toEqual([]);
+    expect(existsSync(dataDir ?? '/nonexistent-assertion')).toBe(false);
+    expect(
+      (await fetch(`${store.url}/health`).catch(() => undefined))?.status,
+    ).toBe(undefined);
+  }, 90_000);
+
+  it('takes the service and its database down within 10 s when the process that started it is SIGKILLed', async () => {
+    const script = [
+      `const { startPlantStore } = await import(${JSON.stringify(TESTING_ENTRY)});`,
+      'const store = await startPlantStore();',
+      'console.log(JSON.stringify({ url: store.url }));',
+      // Alive until killed, as a test runner is.
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    let output = '';
+    const parent = startNodeProcess({
+      args: ['--input-type=module', '-e', script],
+      env: { PATH: process.env.PATH },
+      onOutput: (text: string) => (output += text),
+    });
+    const line = await eventually(
+      'the parent printing the started service',
+      () => (/\{"url":"[^"]+"\}/.exec(output) ?? undefined)?.[0],
+      { timeoutMs: 60_000 },
+    );
+    const { url } = JSON.parse(line) as { url: string };
+    expect((await send(`${url}/health`)).status).toBe(200);
+    const run = processTree(parent.child.pid ?? 0).slice(1);
+    // The service, the postmaster and its backends.
+    expect(run.length).toBeGreaterThanOrEqual(3);
+
+    parent.child.kill('SIGKILL');
+    await parent.exited;
+    await eventually(
+      'no process of the run left',
+      () => (alive(run).length === 0 ? true : undefined),
+      { timeoutMs: 10_000 },
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}: still running ${alive(run).join(', ')}`,
+      );
+    });
+  }, 90_000);
+});
