@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
@@ -11,6 +12,17 @@ import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 /** The built entry (npm run build): it starts the dist/main.js beside it. */
 const TESTING_ENTRY = resolve('dist/testing/index.js');
 type TestingEntry = typeof import('../src/testing/index.js');
+
+/** A process's command line, to say which one is left. */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .replaceAll('\0', ' ')
+      .trim();
+  } catch {
+    return '(gone)';
+  }
+}
 
 function alive(pids: number[]): number[] {
   return pids.filter((pid) => {
@@ -83,9 +95,13 @@ describe('plant-store/testing: startPlantStore()', () => {
   }, 90_000);
 
   it('takes the service and its database down within 10 s when the process that started it is SIGKILLed', async () => {
+    // The service's own lines go to a file that outlives the killed parent: they say what
+    // a stop that took too long was waiting for.
+    const serviceLog = join(tmpdir(), `plant-store-sigkill-${process.pid}.log`);
     const script = [
       `const { startPlantStore } = await import(${JSON.stringify(TESTING_ENTRY)});`,
-      'const store = await startPlantStore();',
+      "const { appendFileSync } = await import('node:fs');",
+      `const store = await startPlantStore({ onOutput: (text) => appendFileSync(${JSON.stringify(serviceLog)}, text) });`,
       'console.log(JSON.stringify({ url: store.url }));',
       // Alive until killed, as a test runner is.
       'setInterval(() => {}, 1000);',
@@ -107,6 +123,7 @@ describe('plant-store/testing: startPlantStore()', () => {
     // The service, the postmaster and its backends.
     expect(run.length).toBeGreaterThanOrEqual(3);
 
+    onTestFinished(() => rmSync(serviceLog, { force: true }));
     parent.child.kill('SIGKILL');
     await parent.exited;
     await eventually(
@@ -115,7 +132,11 @@ describe('plant-store/testing: startPlantStore()', () => {
       { timeoutMs: 10_000 },
     ).catch((error: unknown) => {
       throw new Error(
-        `${String(error)}: still running ${alive(run).join(', ')}`,
+        `${String(error)}: still running ${alive(run)
+          .map((pid) => `${pid} ${commandOf(pid)}`)
+          .join(
+            ', ',
+          )}; the service printed:\n${readFileSync(serviceLog, 'utf8')}`,
       );
     });
   }, 90_000);
