@@ -1,13 +1,6 @@
-import {
-  mkdir,
-  mkdtemp,
-  readFile,
-  rm,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   getContainerRuntimeClient,
   getReaper,
@@ -16,6 +9,8 @@ import {
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { errorBody } from '../support/http.js';
+import { ROOT } from '../support/packed-package.js';
+import { pageFiles } from '../support/page-blocks.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
 import {
   type ApiService,
@@ -30,44 +25,21 @@ import { report, seconds } from './support/report.js';
 // its Docker-compatible API: the page's global setup, run as it is written, starts the
 // image the project's setup built beside a PostgreSQL container on a network of their own.
 
-const PAGE = resolve('docs/testing-against-plant-store.md');
+const PAGE = join(ROOT, 'docs', 'testing-against-plant-store.md');
 const SETUP_FILE = 'plant-store.containers.global-setup.ts';
 
 type Teardown = () => Promise<void>;
 type GlobalSetup = (project: TestProject) => Promise<Teardown>;
 
-/** The page's block that names `file` (```ts file), as written. */
-async function pageBlock(file: string): Promise<string> {
-  const page = await readFile(PAGE, 'utf8');
-  const match = new RegExp(
-    `\`\`\`ts ${file.replaceAll('.', '\\.')}\\n([\\s\\S]*?)\`\`\``,
-  ).exec(page);
-  if (match === null) throw new Error(`${PAGE} has no block for ${file}`);
-  return match[1];
+/** What a podman listing (`ps`, `network ls`) shows of Testcontainers' session `label`. */
+async function labelled(label: string, listing: string[]): Promise<string[]> {
+  const lines = await podman(...listing, '--filter', `label=${label}`);
+  return lines === '' ? [] : lines.split('\n');
 }
-
-/** The containers and networks Testcontainers labelled with this run's session. */
-async function sessionContainers(label: string): Promise<string[]> {
-  const ids = await podman(
-    'ps',
-    '--all',
-    '--quiet',
-    '--filter',
-    `label=${label}`,
-  );
-  return ids === '' ? [] : ids.split('\n');
-}
-async function sessionNetworks(label: string): Promise<string[]> {
-  const names = await podman(
-    'network',
-    'ls',
-    '--format',
-    '{{.Name}}',
-    '--filter',
-    `label=${label}`,
-  );
-  return names === '' ? [] : names.split('\n');
-}
+const sessionContainers = (label: string) =>
+  labelled(label, ['ps', '--all', '--quiet']);
+const sessionNetworks = (label: string) =>
+  labelled(label, ['network', 'ls', '--format', '{{.Name}}']);
 
 describe("plant-store/testcontainers on podman's Docker API", () => {
   let api: ApiService | undefined;
@@ -101,8 +73,11 @@ describe("plant-store/testcontainers on podman's Docker API", () => {
     // file beside it.
     project = await mkdtemp(join(tmpdir(), 'plant-store-containers-'));
     await mkdir(join(project, 'node_modules'));
-    await symlink(resolve('.'), join(project, 'node_modules', 'plant-store'));
-    await writeFile(join(project, SETUP_FILE), await pageBlock(SETUP_FILE));
+    await symlink(ROOT, join(project, 'node_modules', 'plant-store'));
+    const setup = (await pageFiles(PAGE)).get(SETUP_FILE);
+    if (setup === undefined)
+      throw new Error(`${PAGE} has no block for ${SETUP_FILE}`);
+    await writeFile(join(project, SETUP_FILE), setup);
   }, 5 * 60_000);
 
   afterAll(async () => {
