@@ -1,11 +1,4 @@
-import {
-  chmod,
-  mkdir,
-  mkdtemp,
-  readFile,
-  rm,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -16,6 +9,7 @@ import {
   ROOT,
   run,
 } from './support/packed-package.js';
+import { pageFiles } from './support/page-blocks.js';
 
 const PAGE = join(ROOT, 'docs', 'testing-against-plant-store.md');
 /**
@@ -24,16 +18,6 @@ const PAGE = join(ROOT, 'docs', 'testing-against-plant-store.md');
  */
 const JEST_VERSION = '30.5.2';
 const RUN_TIMEOUT_MS = 180_000;
-
-/** The page's example files: each block whose opening fence names a file (```ts x.ts). */
-async function pageFiles(): Promise<Map<string, string>> {
-  const page = await readFile(PAGE, 'utf8');
-  return new Map(
-    [...page.matchAll(/```(?:ts|js|json) (\S+)\n([\s\S]*?)```/g)].map(
-      ([, name, text]) => [name, text],
-    ),
-  );
-}
 
 /**
  * docs/testing-against-plant-store.md as another team follows it: the packed tarball and
@@ -51,7 +35,7 @@ describe('the page "Testing your application against Plant Store", run from the 
     // As a project folder is (mkdtemp makes 0700): as root the database runs as `postgres`,
     // which must reach the binaries in node_modules (the page says so).
     await chmod(folder, 0o755);
-    files = await pageFiles();
+    files = await pageFiles(PAGE);
     await installPackedPackage(
       folder,
       {

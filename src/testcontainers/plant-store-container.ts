@@ -7,33 +7,50 @@ import {
   Wait,
 } from 'testcontainers';
 
+/** docker/build-image.sh's tag when given none. */
+const DEFAULT_IMAGE = 'localhost/plant-store:local';
+/** Docker Hub's; @testcontainers/postgresql itself names no default. */
+const DEFAULT_POSTGRES_IMAGE = 'postgres:17';
 /** The port the image listens on (docker/Dockerfile's EXPOSE). */
 const SERVICE_PORT = 3000;
-const DATABASE_ALIAS = 'postgres';
+const POSTGRES_PORT = 5432;
+const DATABASE = 'plant_store';
 
 export interface StartedPlantStore {
-  /** The service through its mapped port on the Docker host. */
+  /** The service through its mapped port on the container engine's host. */
   url: string;
   /** A bearer token the service accepts. */
   token: string;
   /** The database through its mapped port, from the test's side. */
   databaseUrl: string;
-  /** Removes both containers and the network. */
+  /** Removes both containers, then the network. */
   stop(): Promise<void>;
+}
+
+interface Stoppable {
+  stop(): Promise<unknown>;
 }
 
 /**
  * The image built from docker/Dockerfile (docker/build-image.sh), started beside a
  * PostgreSQL container on a network of their own, as Testcontainers' modules are used:
- * `await new PlantStoreContainer(image).start()`.
+ * `await new PlantStoreContainer(image).withPostgresImage(name).start()`.
  */
 export class PlantStoreContainer {
+  private postgresImage = DEFAULT_POSTGRES_IMAGE;
   private env: Record<string, string> = {};
 
-  constructor(
-    private readonly image = 'localhost/plant-store:latest',
-    private readonly postgresImage = 'postgres:17',
-  ) {}
+  constructor(private readonly image = DEFAULT_IMAGE) {}
+
+  /**
+   * Another PostgreSQL image: a version of your own, or one built where no registry can
+   * supply Docker Hub's (it must read POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB,
+   * and have pg_isready).
+   */
+  withPostgresImage(image: string): this {
+    this.postgresImage = image;
+    return this;
+  }
 
   /** Settings of the service (docs/configuration.md) over the ones start() sets. */
   withEnvironment(env: Record<string, string>): this {
@@ -43,17 +60,33 @@ export class PlantStoreContainer {
 
   async start(): Promise<StartedPlantStore> {
     const token = `pst_test_${randomBytes(24).toString('base64url')}`;
+    const password = randomBytes(18).toString('base64url');
     const network = await new Network().start();
-    const started: { stop(): Promise<unknown> }[] = [];
+    const started: Stoppable[] = [];
     try {
       const postgres = await new PostgreSqlContainer(this.postgresImage)
         .withNetwork(network)
-        .withNetworkAliases(DATABASE_ALIAS)
+        .withDatabase(DATABASE)
+        .withUsername(DATABASE)
+        .withPassword(password)
+        // The module waits for the engine's health check, which podman runs only through
+        // systemd timers: where no systemd runs, it never turns healthy. The same check,
+        // run by Testcontainers itself, works on every engine.
+        .withWaitStrategy(
+          Wait.forAll([
+            Wait.forListeningPorts(),
+            Wait.forSuccessfulCommand(
+              `pg_isready --host localhost --username ${DATABASE} --dbname ${DATABASE}`,
+            ),
+          ]),
+        )
         .start();
       started.push(postgres);
+      // By address, not by alias: podman's CNI networks resolve names only with the dnsname
+      // plugin, which a machine may lack.
       const inside = new URL(postgres.getConnectionUri());
-      inside.hostname = DATABASE_ALIAS;
-      inside.port = '5432';
+      inside.hostname = postgres.getIpAddress(network.getName());
+      inside.port = String(POSTGRES_PORT);
       const service = await new GenericContainer(this.image)
         .withNetwork(network)
         .withEnvironment({
@@ -61,6 +94,7 @@ export class PlantStoreContainer {
           API_TOKENS: token,
           // A suite's requests come from one address: see docs/testing-against-plant-store.md.
           AUTH_FAILURE_LIMIT: '1000000',
+          // Nobody balances a test's service: no drain delay.
           SHUTDOWN_DELAY_MS: '0',
           ...this.env,
         })
@@ -83,10 +117,19 @@ export class PlantStoreContainer {
   }
 }
 
+/** Newest first, then the network; each is tried even when one before it failed. */
 async function stopAll(
-  containers: { stop(): Promise<unknown> }[],
+  containers: Stoppable[],
   network: StartedNetwork,
 ): Promise<void> {
-  for (const container of containers.reverse()) await container.stop();
-  await network.stop();
+  const failures: unknown[] = [];
+  for (const item of [...containers.toReversed(), network]) {
+    try {
+      await item.stop();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0)
+    throw new AggregateError(failures, 'Stopping Plant Store failed');
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Client } from 'pg';
+import { inject } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { send } from '../support/http.js';
@@ -12,6 +13,7 @@ import {
 import { TOKEN } from '../support/tokens.js';
 import { SERVICE_V8_FLAGS } from '../../src/v8-flags.js';
 import { inspect, logLines, podman, run } from './support/podman.js';
+import { report, seconds } from './support/report.js';
 
 // The image docker/Dockerfile builds, run for real with rootful podman (docs/container-image.md):
 // what an operator relies on, checked on the running container against what
@@ -45,7 +47,8 @@ interface ComposeService {
   stop_grace_period: string;
 }
 
-const IMAGE = `localhost/plant-store:image-test-${process.pid}`;
+// Built for the run by the project's global setup (support/image-setup.ts).
+const IMAGE = inject('plantStoreImage');
 const NAME = `plant-store-image-test-${process.pid}`;
 const MiB = 1024 ** 2;
 // What the build adds to the base: dist and the production dependencies (93 MB when
@@ -110,15 +113,6 @@ function parseJsonLines(lines: string[]): Record<string, unknown>[] {
   });
 }
 
-/** A figure for the run's output, as the reliability scenarios print theirs. */
-function report(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
 describe('the container image, built from docker/Dockerfile and run with podman', () => {
   let postgres: TestPostgres;
   let pod: PodSpec;
@@ -140,26 +134,10 @@ describe('the container image, built from docker/Dockerfile and run with podman'
       (port) => port.name === 'http',
     )!.containerPort;
 
-    let started = Date.now();
-    const build = await run('docker/build-image.sh', [IMAGE]);
-    // The script's own summary (which base, how long), not podman build's every step.
-    report(
-      `docker/build-image.sh ${IMAGE}: ${seconds(Date.now() - started)}\n` +
-        build.stdout
-          .split('\n')
-          .filter((line) => /^(Base|Stand-in|  done|Built)/.test(line))
-          .join('\n'),
-    );
-    if (build.code !== 0) {
-      throw new Error(
-        `docker/build-image.sh exited ${build.code}:\n${build.stderr}\n${build.stdout}`,
-      );
-    }
-
     postgres = await startTestPostgres('image');
     const hostPort = await freePort();
     baseUrl = `http://127.0.0.1:${hostPort}`;
-    started = Date.now();
+    const started = Date.now();
     // The one command an end-to-end suite runs (docs/container-image.md). The drain settings
     // are compose's replicas', whose delay lets the stop test see the drain; the image's own
     // PORT and HOST stay, so that the port checked is the one the image listens on.
@@ -189,13 +167,11 @@ describe('the container image, built from docker/Dockerfile and run with podman'
       `docker/run-image.sh: healthy after ${seconds(Date.now() - started)}`,
     );
     pid = Number(await inspect(NAME, '{{.State.Pid}}'));
-  }, 15 * 60_000);
+  }, 2 * 60_000);
 
   afterAll(async () => {
     for (const container of containers)
       await run('podman', ['rm', '--force', container]);
-    // The tag only: the layers stay in podman's storage as the next build's cache.
-    await run('podman', ['untag', IMAGE]);
     await postgres?.stop();
   }, 60_000);
 

@@ -40,9 +40,9 @@ export function reliabilityProject(
 }
 
 /**
- * The container image (test/image): built with podman by its own setup (the first build
- * of a machine takes minutes, later ones reuse podman's cache), then run one container at
- * a time.
+ * The container image (test/image): built once with podman by the project's global setup
+ * for all its specs (the first build of a machine takes minutes, later ones reuse podman's
+ * cache), then run one spec at a time.
  */
 export function imageProject(
   include: string[],
@@ -52,6 +52,7 @@ export function imageProject(
     test: {
       name: 'image',
       include,
+      globalSetup: ['test/image/support/image-setup.ts'],
       fileParallelism: false,
       testTimeout: 120_000,
       hookTimeout: 60_000,
