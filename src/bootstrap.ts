@@ -88,7 +88,6 @@ async function bootstrap(env: Environment): Promise<void> {
     },
     hurry: () => running?.get(GracefulShutdown).hurry(),
   });
-  if (env.STOP_WHEN_STDIN_CLOSES) stopWhenStdinCloses();
 
   const app = await createApp(env);
   if (stopSignal === undefined) {
@@ -132,6 +131,9 @@ function validatedEnvironment(): Environment {
 // stack trace on stderr.
 async function start(): Promise<void> {
   const env = validatedEnvironment();
+  // The primary watches, whether it runs the service or WEB_CONCURRENCY workers: its stop
+  // path stops them. (Its handlers are set before the pipe's end can be read.)
+  if (env.STOP_WHEN_STDIN_CLOSES && cluster.isPrimary) stopWhenStdinCloses();
   if (cluster.isPrimary && env.WEB_CONCURRENCY > 1) {
     runClusterPrimary(env);
     return;

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
 import { eventually } from '../test-kit/poll.js';
 import { processTree } from '../test-kit/process-tree.mjs';
@@ -94,50 +95,66 @@ describe('plant-store/testing: startPlantStore()', () => {
     ).toBe(undefined);
   }, 90_000);
 
-  it('takes the service and its database down within 10 s when the process that started it is SIGKILLed', async () => {
-    // The service's own lines go to a file that outlives the killed parent: they say what
-    // a stop that took too long was waiting for.
-    const serviceLog = join(tmpdir(), `plant-store-sigkill-${process.pid}.log`);
-    const script = [
-      `const { startPlantStore } = await import(${JSON.stringify(TESTING_ENTRY)});`,
-      "const { appendFileSync } = await import('node:fs');",
-      `const store = await startPlantStore({ onOutput: (text) => appendFileSync(${JSON.stringify(serviceLog)}, text) });`,
-      'console.log(JSON.stringify({ url: store.url }));',
-      // Alive until killed, as a test runner is.
-      'setInterval(() => {}, 1000);',
-    ].join('\n');
-    let output = '';
-    const parent = startNodeProcess({
-      args: ['--input-type=module', '-e', script],
-      env: { PATH: process.env.PATH },
-      onOutput: (text: string) => (output += text),
-    });
-    const line = await eventually(
-      'the parent printing the started service',
-      () => (/\{"url":"[^"]+"\}/.exec(output) ?? undefined)?.[0],
-      { timeoutMs: 60_000 },
-    );
-    const { url } = JSON.parse(line) as { url: string };
-    expect((await send(`${url}/health`)).status).toBe(200);
-    const run = processTree(parent.child.pid ?? 0).slice(1);
-    // The service, the postmaster and its backends.
-    expect(run.length).toBeGreaterThanOrEqual(3);
-
-    onTestFinished(() => rmSync(serviceLog, { force: true }));
-    parent.child.kill('SIGKILL');
-    await parent.exited;
-    await eventually(
-      'no process of the run left',
-      () => (alive(run).length === 0 ? true : undefined),
-      { timeoutMs: 10_000 },
-    ).catch((error: unknown) => {
-      throw new Error(
-        `${String(error)}: still running ${alive(run)
-          .map((pid) => `${pid} ${commandOf(pid)}`)
-          .join(
-            ', ',
-          )}; the service printed:\n${readFileSync(serviceLog, 'utf8')}`,
+  it.each([
+    ['the service and its embedded database', () => ({})],
+    [
+      'the WEB_CONCURRENCY primary and its workers',
+      () => ({
+        databaseUrl: inject('databaseUrl'),
+        env: { WEB_CONCURRENCY: '2' },
+      }),
+    ],
+  ])(
+    'takes %s down within 10 s when the process that started it is SIGKILLed',
+    async (what, options) => {
+      // The service's own lines go to a file that outlives the killed parent: they say what
+      // a stop that took too long was waiting for.
+      const serviceLog = join(
+        tmpdir(),
+        `plant-store-sigkill-${process.pid}-${what.length}.log`,
       );
-    });
-  }, 90_000);
+      const script = [
+        `const { startPlantStore } = await import(${JSON.stringify(TESTING_ENTRY)});`,
+        "const { appendFileSync } = await import('node:fs');",
+        `const store = await startPlantStore({ ...${JSON.stringify(options())}, onOutput: (text) => appendFileSync(${JSON.stringify(serviceLog)}, text) });`,
+        'console.log(JSON.stringify({ url: store.url }));',
+        // Alive until killed, as a test runner is.
+        'setInterval(() => {}, 1000);',
+      ].join('\n');
+      let output = '';
+      const parent = startNodeProcess({
+        args: ['--input-type=module', '-e', script],
+        env: { PATH: process.env.PATH },
+        onOutput: (text: string) => (output += text),
+      });
+      const line = await eventually(
+        'the parent printing the started service',
+        () => (/\{"url":"[^"]+"\}/.exec(output) ?? undefined)?.[0],
+        { timeoutMs: 60_000 },
+      );
+      const { url } = JSON.parse(line) as { url: string };
+      expect((await send(`${url}/health`)).status).toBe(200);
+      const run = processTree(parent.child.pid ?? 0).slice(1);
+      // The service, the postmaster and its backends; or the primary and its two workers.
+      expect(run.length).toBeGreaterThanOrEqual(3);
+
+      onTestFinished(() => rmSync(serviceLog, { force: true }));
+      parent.child.kill('SIGKILL');
+      await parent.exited;
+      await eventually(
+        'no process of the run left',
+        () => (alive(run).length === 0 ? true : undefined),
+        { timeoutMs: 10_000 },
+      ).catch((error: unknown) => {
+        throw new Error(
+          `${String(error)}: still running ${alive(run)
+            .map((pid) => `${pid} ${commandOf(pid)}`)
+            .join(
+              ', ',
+            )}; the service printed:\n${readFileSync(serviceLog, 'utf8')}`,
+        );
+      });
+    },
+    90_000,
+  );
 });

@@ -73,6 +73,19 @@ function jsonLinesToStdout(): DestinationStream {
     periodicFlush: LOG_FLUSH_INTERVAL_MS,
     contentMode: 'buffer',
   });
+  // pino flushes what is queued when the process exits. With nobody left to read standard
+  // output (the process that started the service killed) that write fails with EPIPE:
+  // sonic-boom 4 retried it every 100 ms for ever, and the service never exited (hence
+  // the override to sonic-boom 5 in package.json, which throws). The lines are lost either
+  // way; the exit must not be.
+  const flushSync = stdout.flushSync.bind(stdout);
+  stdout.flushSync = () => {
+    try {
+      flushSync();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EPIPE') throw error;
+    }
+  };
   // sonic-boom's types know only its text mode's write(string). Looked up at each call:
   // pino replaces it with a no-op once standard output is a broken pipe.
   const bytes = stdout as unknown as { write(line: Buffer): boolean };
