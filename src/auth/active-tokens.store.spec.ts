@@ -78,8 +78,9 @@ class FakeTokensDatabase {
         expires_at,
       }));
     if (sql === 'LISTEN api_tokens_changed' || sql === 'SELECT 1') return [];
-    if (/LIMIT \$1$/.test(sql)) return active.slice(0, parameters[0] as number);
-    if (/AND name = ANY\(\$1\)$/.test(sql)) {
+    if (sql.endsWith('LIMIT $1'))
+      return active.slice(0, parameters[0] as number);
+    if (sql.endsWith('AND name = ANY($1)')) {
       const names = parameters[0] as string[];
       return active.filter((row) => names.includes(row.name));
     }
