@@ -78,6 +78,13 @@ class FakeTokensDatabase {
         expires_at,
       }));
     if (sql === 'LISTEN api_tokens_changed' || sql === 'SELECT 1') return [];
+    // Reads of the active rows only: what the store holds is what this filter lets through.
+    if (
+      !/FROM api_tokens\s+WHERE revoked_at IS NULL AND \(expires_at IS NULL OR expires_at > now\(\)\)/.test(
+        sql,
+      )
+    )
+      throw new Error(`Not a read of the active tokens: ${sql}`);
     if (sql.endsWith('LIMIT $1'))
       return active.slice(0, parameters[0] as number);
     if (sql.endsWith('AND name = ANY($1)')) {

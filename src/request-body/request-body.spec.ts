@@ -71,6 +71,12 @@ describe('what the headers say of a body', () => {
   });
 });
 
+/** The reader's listeners still on the request: none once it has settled. */
+const attached = (request: NodeJS.EventEmitter) =>
+  ['data', 'end', 'error', 'close'].map((event) =>
+    request.listenerCount(event),
+  );
+
 /** A body still arriving: the test pushes its chunks and ends or breaks it. */
 function arriving(): PassThrough & { complete: boolean } {
   return Object.assign(new PassThrough(), { complete: false });
@@ -99,11 +105,7 @@ describe('readBody, at its edges', () => {
       message: 'The request body is larger than the limit of 10b.',
     });
     // Nothing of the reader stays attached to the socket's request.
-    expect(
-      ['data', 'end', 'error', 'close'].map((event) =>
-        request.listenerCount(event),
-      ),
-    ).toEqual([0, 0, 0, 0]);
+    expect(attached(request)).toEqual([0, 0, 0, 0]);
   });
 
   it('answers 400 when the connection breaks mid-body', async () => {
@@ -115,6 +117,7 @@ describe('readBody, at its edges', () => {
       status: 400,
       message: 'The request body was cut off before its end.',
     });
+    expect(attached(request)).toEqual([0, 0, 0, 0]);
   });
 
   it('answers 400 when the connection closes before the body is complete', async () => {
@@ -132,5 +135,6 @@ describe('readBody, at its edges', () => {
     request.emit('close');
     request.end('{"id":1}');
     await expect(read).resolves.toEqual(Buffer.from('{"id":1}'));
+    expect(attached(request)).toEqual([0, 0, 0, 0]);
   });
 });
