@@ -58,3 +58,63 @@ export function pinProcessTree(pid, cpus) {
     }
   }
 }
+
+/**
+ * CPU seconds one core has spent running processes (user, nice and system time) or lost to
+ * the hypervisor (steal), from /proc/stat; interrupt time is nobody's process, so left out.
+ */
+export function coreSeconds(cpu) {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((row) => row.startsWith(`cpu${cpu} `));
+  if (line === undefined) throw new Error(`/proc/stat has no cpu${cpu}.`);
+  // cpuN user nice system idle iowait irq softirq steal ...
+  const [user, nice, system, , , , , steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user + nice + system + steal) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds of `pid` and every process below it now (one that ended counts no more). */
+export function treeCpuSeconds(pid) {
+  let total = 0;
+  for (const id of processTree(pid)) {
+    try {
+      total += cpuSeconds(id);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU seconds of this process's children that have ended and been waited for (cutime and
+ * cstime): a generator run through execFile, once it has exited.
+ */
+export function endedChildrenSeconds() {
+  const fields = statFields('/proc/self/stat');
+  // cutime and cstime are fields 16 and 17 of stat(5); fields[0] is field 3 (state).
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
+/**
+ * Starts measuring what processes other than ours (pinned to `cpu`; `ownSeconds` gives
+ * their CPU seconds) take of that core; stop() gives it as a share of the core over the
+ * window, 0 to 1. A shared machine's other work, a niced process or a hypervisor's steal
+ * all count.
+ */
+export function othersOnCore(cpu, ownSeconds) {
+  const core = coreSeconds(cpu);
+  const own = ownSeconds();
+  const from = performance.now();
+  return {
+    stop() {
+      const seconds = (performance.now() - from) / 1000;
+      const taken = coreSeconds(cpu) - core - (ownSeconds() - own);
+      return Math.min(1, Math.max(0, taken / seconds));
+    },
+  };
+}
