@@ -128,3 +128,21 @@ describe('describeValidationErrors', () => {
     );
   });
 });
+
+describe('the validation pipe, on a DTO without rules', () => {
+  /** A class with no class-validator rule: nothing could say what a valid body is. */
+  class Unchecked {
+    note?: string;
+  }
+
+  it('refuses every body with 400 rather than accept what nothing checked', async () => {
+    expect(
+      await outcome(() =>
+        createValidationPipe(Unchecked).transform(
+          { note: 'x' },
+          asBody(Object),
+        ),
+      ),
+    ).toMatchObject({ status: 400 });
+  });
+});
