@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Request } from 'express';
+import { eventually } from '../../test-kit/poll.js';
 import type { Pool } from 'pg';
 import { DataSource, type Repository } from 'typeorm';
 import {
@@ -34,6 +35,8 @@ class FakePlantsTable {
   hung = false;
   /** Connections refused: DatabaseHealth's probes fail too. */
   refusing = false;
+  /** Ids taken by a row the SELECT no longer finds (plants are never deleted: a fault). */
+  readonly vanished = new Set<string>();
 
   readonly pool = {
     connect: async () =>
@@ -59,7 +62,7 @@ class FakePlantsTable {
     ) {
       const [ids, names, tags] = parameters as string[][];
       const written = ids.filter((id, index) => {
-        if (this.rows.has(id)) return false;
+        if (this.rows.has(id) || this.vanished.has(id)) return false;
         this.rows.set(id, { id, name: names[index], tag: tags[index] });
         return true;
       });
@@ -111,6 +114,7 @@ async function plantsOn(
     client,
     request,
     counted,
+    metrics,
   };
 }
 
@@ -288,5 +292,30 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
   it('says it is not overloaded while its insert queue is empty', async () => {
     const { service } = await plantsOn(new FakePlantsTable());
     expect(service.isOverloaded).toBe(false);
+  });
+
+  it('fails, naming the fault, when a taken id has no row to read', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table);
+    table.vanished.add('5');
+    await expect(controller.create(fern(5n), request)).rejects.toThrow(
+      'A taken plant id has no row.',
+    );
+  });
+
+  it('shows a statement in flight in its metrics while the database works on it', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, metrics } = await plantsOn(table, {
+      databaseRequestTimeoutMs: 60_000,
+    });
+    table.hung = true;
+    void controller.create(fern(1n), request).catch(() => undefined);
+    await eventually('the statement in flight', async () =>
+      (await metrics.registry.metrics()).includes(
+        'plant_insert_statements_in_flight 1',
+      )
+        ? true
+        : undefined,
+    );
   });
 });
