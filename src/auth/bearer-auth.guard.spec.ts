@@ -147,10 +147,17 @@ describe('BearerAuthGuard and TokenRateLimitGuard, in a Nest application', () =>
       expect(await answer(`${url}/routes/plain`, 'Bearer ')).toEqual(
         unauthorized(NO_TOKEN),
       );
+      // Only a header that starts with the Bearer scheme presents a token.
+      expect(
+        await answer(`${url}/routes/plain`, 'Basic bearer dXNlcjpwdw=='),
+      ).toEqual(unauthorized(NO_TOKEN));
     });
 
     it('refuses an unknown token 401 with error="invalid_token"', async () => {
       expect(await answer(`${url}/routes/plain`, 'Bearer nope')).toEqual(
+        unauthorized(INVALID_TOKEN),
+      );
+      expect(await answer(`${url}/routes/plain`, 'Bearer   nope')).toEqual(
         unauthorized(INVALID_TOKEN),
       );
     });

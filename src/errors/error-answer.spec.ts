@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js';
+import { ApiError, defaultMessage } from './api-error.js';
 import { ErrorAnswer } from './error-answer.js';
 
 describe('ErrorAnswer', () => {
@@ -67,4 +67,19 @@ describe('the error catalogue', () => {
       }).toEqual({ status, message, headers });
     },
   );
+});
+
+describe("the catalogue's sentence for a status", () => {
+  it.each([
+    [403, 'The token does not allow this request.'],
+    [408, 'The request took too long to arrive.'],
+    [409, 'The request conflicts with the stored state.'],
+    [431, 'The request headers are too large.'],
+    [418, 'The request is invalid.'],
+    [499, 'The request is invalid.'],
+    [501, 'The server failed to handle the request; it has been logged.'],
+    [599, 'The server failed to handle the request; it has been logged.'],
+  ])('%i: %s', (status, message) => {
+    expect(defaultMessage(status)).toBe(message);
+  });
 });
