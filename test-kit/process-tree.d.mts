@@ -8,4 +8,5 @@ export function endedChildrenSeconds(): number;
 export function othersOnCore(
   cpu: number,
   ownSeconds: () => number,
-): { stop(): number };
+  everyMs?: number,
+): { readonly peak: number; stop(): number };

@@ -103,18 +103,41 @@ export function endedChildrenSeconds() {
 /**
  * Starts measuring what processes other than ours (pinned to `cpu`; `ownSeconds` gives
  * their CPU seconds) take of that core; stop() gives it as a share of the core over the
- * window, 0 to 1. A shared machine's other work, a niced process or a hypervisor's steal
- * all count.
+ * window, 0 to 1, and `peak` the largest share over any `everyMs` within it (a burst the
+ * whole window's share hides). A shared machine's other work, a niced process or a
+ * hypervisor's steal all count.
  */
-export function othersOnCore(cpu, ownSeconds) {
-  const core = coreSeconds(cpu);
-  const own = ownSeconds();
-  const from = performance.now();
+export function othersOnCore(cpu, ownSeconds, everyMs = 500) {
+  const sample = () => ({
+    core: coreSeconds(cpu),
+    own: ownSeconds(),
+    at: performance.now(),
+  });
+  const share = (from, to) =>
+    Math.min(
+      1,
+      Math.max(
+        0,
+        (to.core - from.core - (to.own - from.own)) /
+          ((to.at - from.at) / 1000),
+      ),
+    );
+  const first = sample();
+  let last = first;
+  let peak = 0;
+  const sampler = setInterval(() => {
+    const now = sample();
+    peak = Math.max(peak, share(last, now));
+    last = now;
+  }, everyMs);
+  sampler.unref();
   return {
+    get peak() {
+      return peak;
+    },
     stop() {
-      const seconds = (performance.now() - from) / 1000;
-      const taken = coreSeconds(cpu) - core - (ownSeconds() - own);
-      return Math.min(1, Math.max(0, taken / seconds));
+      clearInterval(sampler);
+      return share(first, sample());
     },
   };
 }
