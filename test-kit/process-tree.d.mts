@@ -3,7 +3,7 @@ export function cpuSeconds(pid: number, tid?: number): number;
 export function processTree(pid: number): number[];
 export function pinProcessTree(pid: number, cpus: string): void;
 export function coreSeconds(cpu: number): number;
-export function treeCpuSeconds(pid: number): number;
+export function treesCpuSeconds(pids: number[]): () => number;
 export function endedChildrenSeconds(): number;
 export function othersOnCore(
   cpu: number,

@@ -77,17 +77,26 @@ export function coreSeconds(cpu) {
   return (user + nice + system + steal) / TICKS_PER_SECOND;
 }
 
-/** CPU seconds of `pid` and every process below it now (one that ended counts no more). */
-export function treeCpuSeconds(pid) {
-  let total = 0;
-  for (const id of processTree(pid)) {
-    try {
-      total += cpuSeconds(id);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return total;
+/**
+ * A counter of the CPU seconds of `pids` and every process below them: one that has ended
+ * still counts what it had used when last seen (a PostgreSQL backend closed by its pool would
+ * otherwise take its seconds away, and another process's share would seem to jump).
+ */
+export function treesCpuSeconds(pids) {
+  const seen = new Map();
+  return () => {
+    for (const root of pids)
+      for (const id of processTree(root)) {
+        try {
+          seen.set(id, cpuSeconds(id));
+        } catch {
+          // The process ended while we looked: its last reading stands.
+        }
+      }
+    let total = 0;
+    for (const seconds of seen.values()) total += seconds;
+    return total;
+  };
 }
 
 /**

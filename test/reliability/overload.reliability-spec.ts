@@ -8,7 +8,7 @@ import {
   endedChildrenSeconds,
   othersOnCore,
   pinProcessTree,
-  treeCpuSeconds,
+  treesCpuSeconds,
 } from '../../test-kit/process-tree.mjs';
 import { Environment } from '../../src/config/environment.js';
 import { Ledger } from './support/ledger.js';
@@ -256,8 +256,7 @@ describe('overload: an open loop from a C generator on its own core, at twice an
     pinProcessTree(postmaster, String(SERVICE_CPU));
     // What is ours on each core: the service and its PostgreSQL on one; the generator, a
     // child of this process counted once it has exited, on the other.
-    const serviceSeconds = () =>
-      treeCpuSeconds(pid) + treeCpuSeconds(postmaster);
+    const serviceSeconds = treesCpuSeconds([pid, postmaster]);
 
     const measure = async (
       scenario: string,
