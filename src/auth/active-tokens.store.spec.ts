@@ -117,26 +117,29 @@ class FakeTokensDatabase {
   }
 }
 
-describe('ActiveTokenStore, on a table in memory', () => {
-  let store: ActiveTokenStore | undefined;
-  afterEach(async () => {
-    await store?.stop();
-    vi.useRealTimers();
+/** The stores a test started, stopped after it. */
+const started: ActiveTokenStore[] = [];
+afterEach(async () => {
+  for (const store of started.splice(0)) await store.stop();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+function storeOn(
+  database: FakeTokensDatabase,
+  { maxTokens = 10, maxStalenessMs = 60_000, resyncIntervalMs = 60_000 } = {},
+): ActiveTokenStore {
+  const store = new ActiveTokenStore({
+    maxTokens,
+    maxStalenessMs,
+    resyncIntervalMs,
+    connect: database.connect,
   });
+  started.push(store);
+  return store;
+}
 
-  const storeOn = (
-    database: FakeTokensDatabase,
-    { maxTokens = 10, maxStalenessMs = 60_000 } = {},
-  ) => {
-    store = new ActiveTokenStore({
-      maxTokens,
-      maxStalenessMs,
-      resyncIntervalMs: 60_000,
-      connect: database.connect,
-    });
-    return store;
-  };
-
+describe('ActiveTokenStore, on a table in memory', () => {
   it('holds the active tokens once started, not revoked or expired ones', async () => {
     const database = new FakeTokensDatabase();
     database.add('a');
@@ -289,26 +292,6 @@ describe('ActiveTokenStore, on a table in memory', () => {
 });
 
 describe('ActiveTokenStore, its reads and what it logs', () => {
-  let store: ActiveTokenStore | undefined;
-  afterEach(async () => {
-    await store?.stop();
-    vi.useRealTimers();
-    vi.restoreAllMocks();
-  });
-
-  const storeOn = (
-    database: FakeTokensDatabase,
-    { maxTokens = 10, maxStalenessMs = 60_000, resyncIntervalMs = 60_000 } = {},
-  ) => {
-    store = new ActiveTokenStore({
-      maxTokens,
-      maxStalenessMs,
-      resyncIntervalMs,
-      connect: database.connect,
-    });
-    return store;
-  };
-
   /** The Logger calls of one level, as [message, the logger's context]. */
   const spyOn = (level: 'log' | 'warn' | 'error') => {
     const spy = vi

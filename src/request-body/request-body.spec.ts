@@ -108,25 +108,23 @@ describe('readBody, at its edges', () => {
     expect(attached(request)).toEqual([0, 0, 0, 0]);
   });
 
-  it('answers 400 when the connection breaks mid-body', async () => {
-    const request = arriving();
-    const read = readBody(request as unknown as IncomingMessage, 100, '100b');
-    request.write('{"id":');
-    request.emit('error', new Error('ECONNRESET'));
-    expect(await refusal(read)).toEqual({
-      status: 400,
-      message: 'The request body was cut off before its end.',
-    });
-    expect(attached(request)).toEqual([0, 0, 0, 0]);
-  });
-
-  it('answers 400 when the connection closes before the body is complete', async () => {
-    const request = arriving();
-    const read = readBody(request as unknown as IncomingMessage, 100, '100b');
-    request.write('{"id":');
-    request.emit('close');
-    expect((await refusal(read)).status).toBe(400);
-  });
+  it.each([
+    ['breaks mid-body', 'error'],
+    ['closes before the body is complete', 'close'],
+  ])(
+    'answers 400 when the connection %s, and lets go of the request',
+    async (_case, event) => {
+      const request = arriving();
+      const read = readBody(request as unknown as IncomingMessage, 100, '100b');
+      request.write('{"id":');
+      request.emit(event, new Error('ECONNRESET'));
+      expect(await refusal(read)).toEqual({
+        status: 400,
+        message: 'The request body was cut off before its end.',
+      });
+      expect(attached(request)).toEqual([0, 0, 0, 0]);
+    },
+  );
 
   it('keeps the body of a request that closed once complete', async () => {
     const request = arriving();
