@@ -216,6 +216,22 @@ describe('DatabaseHealth, what starts a probe and what it decides', () => {
     },
   );
 
+  it.each([
+    ['a lost connection', lost],
+    ['a write past its deadline', () => new DatabaseDeadlineError()],
+  ])(
+    '%s alone keeps writes going while its probe runs: only the probe decides',
+    async (_case, failure) => {
+      const { health } = database();
+      await expect(
+        health.write(() => Promise.reject(failure())),
+      ).rejects.toThrow();
+      expect(health.canCommit).toBe(true);
+      await expect(health.check()).resolves.toBeUndefined();
+      expect(health.canCommit).toBe(true);
+    },
+  );
+
   it('a probe that keeps meeting ended connections gives up after 3 attempts', async () => {
     const { health, statements, answers } = database();
     answers(() => Promise.reject(lost()));
