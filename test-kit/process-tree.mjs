@@ -58,3 +58,95 @@ export function pinProcessTree(pid, cpus) {
     }
   }
 }
+
+/**
+ * CPU seconds one core has spent running processes (user, nice and system time) or lost to
+ * the hypervisor (steal), from /proc/stat; interrupt time is nobody's process, so left out.
+ */
+export function coreSeconds(cpu) {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((row) => row.startsWith(`cpu${cpu} `));
+  if (line === undefined) throw new Error(`/proc/stat has no cpu${cpu}.`);
+  // cpuN user nice system idle iowait irq softirq steal ...
+  const [user, nice, system, , , , , steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user + nice + system + steal) / TICKS_PER_SECOND;
+}
+
+/**
+ * A counter of the CPU seconds of `pids` and every process below them: one that has ended
+ * still counts what it had used when last seen (a PostgreSQL backend closed by its pool would
+ * otherwise take its seconds away, and another process's share would seem to jump).
+ */
+export function treesCpuSeconds(pids) {
+  const seen = new Map();
+  return () => {
+    for (const root of pids)
+      for (const id of processTree(root)) {
+        try {
+          seen.set(id, cpuSeconds(id));
+        } catch {
+          // The process ended while we looked: its last reading stands.
+        }
+      }
+    let total = 0;
+    for (const seconds of seen.values()) total += seconds;
+    return total;
+  };
+}
+
+/**
+ * CPU seconds of this process's children that have ended and been waited for (cutime and
+ * cstime): a generator run through execFile, once it has exited.
+ */
+export function endedChildrenSeconds() {
+  const fields = statFields('/proc/self/stat');
+  // cutime and cstime are fields 16 and 17 of stat(5); fields[0] is field 3 (state).
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
+/**
+ * Starts measuring what processes other than ours (pinned to `cpu`; `ownSeconds` gives
+ * their CPU seconds) take of that core; stop() gives it as a share of the core over the
+ * window, 0 to 1, and `peak` the largest share over any `everyMs` within it (a burst the
+ * whole window's share hides). A shared machine's other work, a niced process or a
+ * hypervisor's steal all count.
+ */
+export function othersOnCore(cpu, ownSeconds, everyMs = 500) {
+  const sample = () => ({
+    core: coreSeconds(cpu),
+    own: ownSeconds(),
+    at: performance.now(),
+  });
+  const share = (from, to) =>
+    Math.min(
+      1,
+      Math.max(
+        0,
+        (to.core - from.core - (to.own - from.own)) /
+          ((to.at - from.at) / 1000),
+      ),
+    );
+  const first = sample();
+  let last = first;
+  let peak = 0;
+  const sampler = setInterval(() => {
+    const now = sample();
+    peak = Math.max(peak, share(last, now));
+    last = now;
+  }, everyMs);
+  sampler.unref();
+  return {
+    get peak() {
+      return peak;
+    },
+    stop() {
+      clearInterval(sampler);
+      return share(first, sample());
+    },
+  };
+}

@@ -63,3 +63,33 @@ describe('ActiveTokens', () => {
     expect(tokens.complete).toBe(false);
   });
 });
+
+describe('ActiveTokens, by name', () => {
+  it('is complete before any load', () => {
+    expect(new ActiveTokens(10).complete).toBe(true);
+  });
+
+  it('forgets the names of a previous load: a change to one of them drops no other token', () => {
+    const tokens = new ActiveTokens(10);
+    tokens.replaceAll([row('old')], false);
+    // The same secret, now under another name.
+    tokens.replaceAll(
+      [{ ...row('new'), tokenHash: hashToken('pst_old') }],
+      false,
+    );
+    tokens.applyChanges(['old'], []);
+    expect(tokens.find(keyOf('old'))).toEqual({ name: 'new', expiresAt: null });
+  });
+
+  it('forgets a removed name: a later change to it drops no other token', () => {
+    const tokens = new ActiveTokens(10);
+    tokens.replaceAll([row('a')], false);
+    tokens.applyChanges(['a'], []);
+    tokens.applyChanges(
+      ['b'],
+      [{ ...row('b'), tokenHash: hashToken('pst_a') }],
+    );
+    tokens.applyChanges(['a'], []);
+    expect(tokens.find(keyOf('a'))).toEqual({ name: 'b', expiresAt: null });
+  });
+});

@@ -202,3 +202,51 @@ describe('ApiTokenVerifier', () => {
     });
   });
 });
+
+describe('ApiTokenVerifier, at its edges', () => {
+  it('names the first configured token api-token-1', async () => {
+    const { service } = tableWith([]);
+    const { store } = heldTokens([]);
+    await expect(
+      verifierWith(store, service).verify('first-token-0123456789'),
+    ).resolves.toEqual({ name: 'api-token-1' });
+  });
+
+  it('refuses a token without the managed prefix at once, even while the store is stale', async () => {
+    const { service } = tableWith([]);
+    const { store } = heldTokens([], { stale: true });
+    await expect(
+      verifierWith(store, service).verify('guess-0123456789'),
+    ).resolves.toBeUndefined();
+  });
+
+  it('says why a managed token gets 503 while the store is stale', async () => {
+    const { service } = tableWith([]);
+    const { store } = heldTokens([], { stale: true });
+    await expect(
+      verifierWith(store, service).verify(MANAGED),
+    ).rejects.toMatchObject({
+      message: 'Managed tokens cannot be checked right now; retry later.',
+      headers: { 'Retry-After': '2' },
+    });
+  });
+
+  it('past the store bound, looks a token up again once its last look-up has ended', async () => {
+    const rows: Partial<ApiTokenEntity>[] = [];
+    const { service, findActive } = tableWith(rows);
+    const { store } = heldTokens(
+      [
+        { name: 'a', token: 'pst_a-0123456789' },
+        { name: 'b', token: 'pst_b-0123456789' },
+      ],
+      { maxTokens: 1 },
+    );
+    const verifier = verifierWith(store, service);
+    await expect(verifier.verify(MANAGED)).resolves.toBeUndefined();
+    rows.push({ name: 'created since', tokenHash: hashToken(MANAGED) });
+    await expect(verifier.verify(MANAGED)).resolves.toEqual({
+      name: 'created since',
+    });
+    expect(findActive).toHaveBeenCalledTimes(2);
+  });
+});

@@ -1,5 +1,6 @@
 import {
   DatabaseDeadlineError,
+  DatabaseDownError,
   isCausedByOneRow,
   isDatabaseUnavailable,
   isLostConnection,
@@ -102,5 +103,51 @@ describe('DatabaseDeadlineError', () => {
   it('counts as the database being unavailable, not as a lost connection', () => {
     expect(isDatabaseUnavailable(new DatabaseDeadlineError())).toBe(true);
     expect(isLostConnection(new DatabaseDeadlineError())).toBe(false);
+  });
+});
+
+describe('the signatures, at their edges', () => {
+  it.each(['EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'])(
+    'takes the socket error %s as the database unavailable',
+    (code) => {
+      expect(isDatabaseUnavailable(withCode(code))).toBe(true);
+    },
+  );
+
+  it('takes a broken pipe as a lost connection, worth a retry', () => {
+    expect(isLostConnection(withCode('EPIPE'))).toBe(true);
+  });
+
+  // A SQLSTATE is five characters: a code that only begins or ends like one is another.
+  it.each(['080060', 'X08006', '57P010', 'X57P01'])(
+    'does not take %j for a SQLSTATE it only contains',
+    (code) => {
+      expect(isDatabaseUnavailable(withCode(code))).toBe(false);
+      expect(isLostConnection(withCode(code))).toBe(false);
+    },
+  );
+
+  it.each(['220010', 'X22001', '540000', 'X54000'])(
+    'does not take %j for a one-row SQLSTATE it only contains',
+    (code) => {
+      expect(isCausedByOneRow(withCode(code))).toBe(false);
+    },
+  );
+
+  it('looks past a driverError that is null', () => {
+    const error = Object.assign(new Error('query failed'), {
+      driverError: null,
+    });
+    expect(isDatabaseUnavailable(error)).toBe(false);
+    expect(isLostConnection(error)).toBe(false);
+  });
+
+  it('names its own errors as the logs show them, with no driver text', () => {
+    expect(
+      [new DatabaseDeadlineError(), new DatabaseDownError()].map(String),
+    ).toEqual([
+      'DatabaseDeadlineError: The database did not answer within the request deadline.',
+      'DatabaseDownError: The database does not accept commits now.',
+    ]);
   });
 });

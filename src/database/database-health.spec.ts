@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { eventually } from '../../test-kit/poll.js';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
 import {
   DatabaseHealth,
@@ -186,5 +188,111 @@ describe('DatabaseHealth', () => {
     expect(down.canCommit).toBe(false);
     await expect(down.check()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     down.beforeApplicationShutdown();
+  });
+});
+
+describe('DatabaseHealth, what starts a probe and what it decides', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it.each([
+    ['a lost connection', lost],
+    ['a write past its deadline', () => new DatabaseDeadlineError()],
+  ])(
+    '%s starts a probe by itself, which calls the database down when it cannot connect',
+    async (_case, failure) => {
+      const { health, statements, answers } = database();
+      answers(() => Promise.reject(unavailable()));
+      await expect(
+        health.write(() => Promise.reject(failure())),
+      ).rejects.toThrow();
+      await eventually('the probe to find the database down', () =>
+        health.canCommit ? undefined : true,
+      );
+      expect(statements.length).toBeGreaterThan(0);
+      health.beforeApplicationShutdown();
+    },
+  );
+
+  it.each([
+    ['a lost connection', lost],
+    ['a write past its deadline', () => new DatabaseDeadlineError()],
+  ])(
+    '%s alone does not call the database down: its probe, which commits, decides',
+    async (_case, failure) => {
+      const warned = vi
+        .spyOn(Logger.prototype, 'warn')
+        .mockImplementation(() => undefined);
+      const { health } = database();
+      await expect(
+        health.write(() => Promise.reject(failure())),
+      ).rejects.toThrow();
+      expect(health.canCommit).toBe(true);
+      await expect(health.check()).resolves.toBeUndefined();
+      expect(health.canCommit).toBe(true);
+      expect(warned).not.toHaveBeenCalled();
+    },
+  );
+
+  it('a probe that keeps meeting ended connections gives up after 3 attempts', async () => {
+    const { health, statements, answers } = database();
+    answers(() => Promise.reject(lost()));
+    await expect(health.check()).rejects.toThrow(
+      'Connection terminated unexpectedly',
+    );
+    expect(statements.length).toBeGreaterThanOrEqual(3);
+    health.beforeApplicationShutdown();
+  });
+
+  it('a probe that fails for another reason (a missing table) does not call the database down', async () => {
+    const { health, answers } = database();
+    const missing = Object.assign(new Error('relation does not exist'), {
+      code: '42P01',
+    });
+    answers(() => Promise.reject(missing));
+    await expect(health.check()).rejects.toBe(missing);
+    expect(health.canCommit).toBe(true);
+  });
+
+  it('once the application shuts down, a failure no longer calls the database down', async () => {
+    const { health, statements } = database();
+    health.beforeApplicationShutdown();
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    expect(health.canCommit).toBe(true);
+    expect(statements).toEqual([]);
+  });
+
+  it('logs when the database is found down and how long until it commits again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000_000);
+    const warned = vi
+      .spyOn(Logger.prototype, 'warn')
+      .mockImplementation(() => undefined);
+    const logged = vi
+      .spyOn(Logger.prototype, 'log')
+      .mockImplementation(() => undefined);
+    const { health, answers } = database();
+    answers(() => Promise.reject(unavailable()));
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    expect(warned).toHaveBeenCalledWith(
+      'The database cannot commit now: creates are refused at once until a commit succeeds.',
+    );
+    expect((warned.mock.contexts[0] as { context?: string }).context).toBe(
+      'DatabaseHealth',
+    );
+    vi.setSystemTime(1_000_250);
+    answers(async () => ({ rows: [] }));
+    await eventually('the database up again', () =>
+      health.canCommit ? true : undefined,
+    );
+    expect(logged).toHaveBeenCalledWith(
+      'The database commits again, 250 ms after it was found down.',
+    );
   });
 });

@@ -1,6 +1,7 @@
 import {
   ArgumentsHost,
   BadRequestException,
+  InternalServerErrorException,
   Logger,
   NotFoundException,
   ServiceUnavailableException,
@@ -193,5 +194,84 @@ describe('ApiExceptionFilter', () => {
     vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const answer = answerTo(new Error('late failure'), { headersSent: true });
     expect(answer).toEqual({ headers: {}, destroyed: true });
+  });
+
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['a number', 413],
+    ['a string', 'failed'],
+  ])('answers %s thrown with a generic 500', (_case, thrown) => {
+    vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    expect(answerTo(thrown)).toMatchObject({
+      status: 500,
+      body: {
+        error: 500,
+        message: 'The server failed to handle the request; it has been logged.',
+      },
+    });
+  });
+
+  it.each([
+    ['a 5xx status', { status: 500 }],
+    ['a status below 400', { status: 302 }],
+    ['a statusCode of 500', { statusCode: 500 }],
+    ['a status written as text', { status: '413' }],
+  ])(
+    'answers an error carrying %s with a generic 500, logged with the ApiExceptionFilter context',
+    (_case, fields) => {
+      const log = vi
+        .spyOn(Logger.prototype, 'error')
+        .mockImplementation(() => undefined);
+      const answer = answerTo(Object.assign(new Error('x'), fields));
+      expect(answer.status).toBe(500);
+      expect(log).toHaveBeenCalledTimes(1);
+      expect((log.mock.contexts[0] as { context?: string }).context).toBe(
+        'ApiExceptionFilter',
+      );
+    },
+  );
+
+  it('keeps a 4xx statusCode when status is not a number, logging nothing', () => {
+    const log = vi.spyOn(Logger.prototype, 'error');
+    expect(
+      answerTo(
+        Object.assign(new Error('x'), { status: 'bad', statusCode: 415 }),
+      ).body,
+    ).toEqual({
+      error: 415,
+      message:
+        'The request body must be sent with Content-Type: application/json.',
+    });
+    expect(log).not.toHaveBeenCalled();
+  });
+
+  it("answers Nest's own 5xx exceptions as unexpected: logged, with the request id", () => {
+    const log = vi
+      .spyOn(Logger.prototype, 'error')
+      .mockImplementation(() => undefined);
+    const answer = answerTo(new InternalServerErrorException('detail'), {
+      requestId: 'req-5',
+    });
+    expect(answer).toEqual({
+      status: 500,
+      headers: { 'X-Request-Id': 'req-5' },
+      body: {
+        error: 500,
+        message: 'The server failed to handle the request; it has been logged.',
+      },
+      destroyed: false,
+    });
+    expect(log).toHaveBeenCalledWith(
+      'Unexpected error on POST /plants [request req-5]',
+      expect.stringContaining('detail'),
+    );
+  });
+
+  it("answers Nest's own 4xx exceptions without logging", () => {
+    const log = vi.spyOn(Logger.prototype, 'error');
+    expect(answerTo(new NotFoundException()).status).toBe(404);
+    expect(answerTo(new BadRequestException()).headers).toEqual({});
+    expect(log).not.toHaveBeenCalled();
   });
 });

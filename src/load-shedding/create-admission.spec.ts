@@ -1,4 +1,11 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { EventEmitter } from 'node:events';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { PassThrough } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import {
@@ -283,5 +290,150 @@ describe('CreateAdmission', () => {
     expect(parseResponse(text).status).toBe(200);
     connection.socket.destroy();
     expect(await shedBy('queue')).toBe(0);
+  });
+});
+
+describe('CreateAdmission, in front of Express and at its bounds', () => {
+  /** A request as Node hands it on: a body stream with a method, a URL and headers. */
+  const requestTo = (
+    url: string,
+    { method = 'POST', headers = {} as Record<string, string> } = {},
+  ) =>
+    Object.assign(new PassThrough(), {
+      method,
+      url,
+      headers,
+      socket: { destroyed: false },
+    }) as unknown as IncomingMessage;
+
+  /** What is written to the client: the status and headers of a refusal. */
+  const responseOf = () => {
+    const answer = Object.assign(new EventEmitter(), {
+      status: undefined as number | undefined,
+      headers: {} as Record<string, unknown>,
+      writeHead(status: number, headers: Record<string, unknown>) {
+        answer.status = status;
+        answer.headers = headers;
+        return answer;
+      },
+      end() {
+        return answer;
+      },
+    });
+    return answer;
+  };
+
+  let overloaded = false;
+  const admissionWith = (env: Partial<Environment> = {}) =>
+    new CreateAdmission(
+      {
+        get isOverloaded() {
+          return overloaded;
+        },
+      } as PlantsService,
+      {
+        BODY_LIMIT: '1kb',
+        CREATE_CONCURRENCY_LIMIT: 100,
+        CREATE_WAITING_LIMIT: 100,
+        CREATE_WAITING_TIMEOUT_MS: 1000,
+        ...env,
+      } as Environment,
+      new MetricsService({ driver: {} } as DataSource),
+    );
+
+  afterEach(() => {
+    overloaded = false;
+    vi.useRealTimers();
+  });
+
+  /** Whether the listener in front of Express refused the request (503) or passed it on. */
+  const inFront = (admission: CreateAdmission, request: IncomingMessage) => {
+    const passed = vi.fn();
+    const response = responseOf();
+    admission.inFrontOf(passed)(request, response as unknown as ServerResponse);
+    return passed.mock.calls.length === 1 ? 'passed on' : response.status;
+  };
+
+  it('sheds in front of Express the paths the route learned, however they are spelled, and nothing else', () => {
+    const admission = admissionWith();
+    admission.use(
+      requestTo('/Plants/?from=route'),
+      responseOf() as never,
+      () => {},
+    );
+    overloaded = true;
+    const outcomes = Object.fromEntries(
+      [
+        '/plants',
+        '/PLANTS',
+        '/plants/',
+        '/plants?x=1',
+        '/plants/1',
+        '/',
+        '/plantsx',
+      ].map((url) => [url, inFront(admission, requestTo(url))]),
+    );
+    expect(outcomes).toEqual({
+      '/plants': 503,
+      '/PLANTS': 503,
+      '/plants/': 503,
+      '/plants?x=1': 503,
+      '/plants/1': 'passed on',
+      '/': 'passed on',
+      '/plantsx': 'passed on',
+    });
+    expect(inFront(admission, requestTo('/plants', { method: 'GET' }))).toBe(
+      'passed on',
+    );
+  });
+
+  it('learns at most 16 paths, whatever clients send', () => {
+    const admission = admissionWith();
+    for (let index = 0; index <= 16; index += 1)
+      admission.use(requestTo(`/p${index}`), responseOf() as never, () => {});
+    overloaded = true;
+    expect(inFront(admission, requestTo('/p15'))).toBe(503);
+    expect(inFront(admission, requestTo('/p16'))).toBe('passed on');
+  });
+
+  it.each([
+    ['declares at most BODY_LIMIT', { 'content-length': '1024' }, undefined],
+    ['declares more', { 'content-length': '1025' }, 'close'],
+    ['is chunked', { 'transfer-encoding': 'chunked' }, 'close'],
+    [
+      'waits for 100 Continue',
+      { 'content-length': '10', expect: '100-continue' },
+      'close',
+    ],
+  ])(
+    'keeps the connection of a refused create only when its body is small and on its way: one that %s',
+    (_case, headers, connection) => {
+      const admission = admissionWith();
+      overloaded = true;
+      const response = responseOf();
+      admission.use(
+        requestTo('/plants', { headers }),
+        response as unknown as ServerResponse,
+        () => {},
+      );
+      expect(response.status).toBe(503);
+      expect(response.headers.Connection).toBe(connection);
+    },
+  );
+
+  it('refuses a create that has waited exactly CREATE_WAITING_TIMEOUT_MS when its turn comes', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000_000);
+    const admission = admissionWith({ CREATE_CONCURRENCY_LIMIT: 1 });
+    const first = responseOf();
+    const second = responseOf();
+    const handedOn = vi.fn();
+    admission.use(requestTo('/plants'), first as never, handedOn);
+    admission.use(requestTo('/plants'), second as never, handedOn);
+    expect(handedOn).toHaveBeenCalledTimes(1);
+    vi.setSystemTime(1_001_000);
+    first.emit('close');
+    expect(second.status).toBe(503);
+    expect(handedOn).toHaveBeenCalledTimes(1);
   });
 });

@@ -83,3 +83,30 @@ describe('parseExactJson', () => {
     expect(nestsDeeperThan(`["\\""${'['.repeat(2)}]]]`, 2)).toBe(true);
   });
 });
+
+describe('the depth limit, counted as brackets close', () => {
+  it('takes any number of siblings at one level: a closing bracket or brace ends a level', () => {
+    const siblings = (pair: string) =>
+      `{"a": [${Array.from({ length: 2 * MAX_JSON_DEPTH }, () => pair).join(',')}]}`;
+    expect(nestsDeeperThan(siblings('[]'), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(siblings('{}'), MAX_JSON_DEPTH)).toBe(false);
+    expect(
+      (parseExactJson(siblings('[1]')) as { a: unknown[] }).a,
+    ).toHaveLength(2 * MAX_JSON_DEPTH);
+  });
+
+  it('says why a body is refused, quoting none of it', () => {
+    expect(() => parseExactJson('{"id": 1, "id": 2}')).toThrow(
+      new InvalidJsonError('duplicate-key'),
+    );
+    expect(new InvalidJsonError('duplicate-key').message).toBe(
+      'The request body is not valid JSON: an object gives one key two different values.',
+    );
+    expect(new InvalidJsonError('too-deep').message).toBe(
+      'The request body nests arrays and objects more than 64 levels deep.',
+    );
+    expect(String(new InvalidJsonError('syntax'))).toBe(
+      'InvalidJsonError: The request body is not valid JSON.',
+    );
+  });
+});

@@ -3,11 +3,18 @@ import { freePort } from '../../test-kit/free-port.mjs';
 import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
 import { percentile, percentiles } from '../../test-kit/percentile.mjs';
 import { eventually } from '../../test-kit/poll.js';
-import { cpuSeconds, pinProcessTree } from '../../test-kit/process-tree.mjs';
+import {
+  cpuSeconds,
+  endedChildrenSeconds,
+  othersOnCore,
+  pinProcessTree,
+  treesCpuSeconds,
+} from '../../test-kit/process-tree.mjs';
 import { Environment } from '../../src/config/environment.js';
 import { Ledger } from './support/ledger.js';
 import {
   buildLoadGenerator,
+  GENERATOR_CPU,
   type GeneratorRun,
   type LoadGenerator,
   recordInLedger,
@@ -36,6 +43,30 @@ const ROUNDS = 3;
  * nor its creates.
  */
 const GENERATOR_LATE_MS = 500;
+/**
+ * A round's capacity is the reference its open loop is offered twice of, so the open loop
+ * must not meet a busier machine: when other processes took a share of the service's core
+ * during the open loop larger by more than this than their share during its closed loop
+ * (another user's work moving onto the core), the round is measured again, up to
+ * ROUND_ATTEMPTS times. Measured on this machine: a loop that came onto the
+ * core during an open loop left the service a fraction of the capacity it was offered
+ * twice of, and p99s of 3 and 5 s (docs/testing.md).
+ */
+const MACHINE_CHANGED_SHARE = 0.15;
+/**
+ * Nor may other processes take a burst of the service's core during the open loop: more
+ * than this share over any half second beyond their share during the closed loop. Measured:
+ * a round whose shares matched (0.21 and 0.25) had a p99 of 1.8 s, a stall the 10 s mean hid.
+ */
+const MACHINE_BURST_SHARE = 0.3;
+const ROUND_ATTEMPTS = 3;
+/**
+ * A proof attempt during which other processes took more than this share of the
+ * generator's core proves nothing either way: it does not count among PROOF_ATTEMPTS, up to
+ * PROOF_MOST_ATTEMPTS in all.
+ */
+const PROOF_BUSY_SHARE = 0.15;
+const PROOF_MOST_ATTEMPTS = 10;
 /**
  * The connections the clients hold when the load starts, as a balancer's pool or a fleet of
  * clients' keep-alive connections: the 2x rounds keep to them; the rounds with connections
@@ -73,6 +104,12 @@ interface Measured {
   peakMb: number;
   /** Requests per second the run was to offer (open loop). */
   rate?: number;
+  /** The share of the service's core (SERVICE_CPU) other processes took meanwhile. */
+  othersOnServiceCore: number;
+  /** Their largest share of it over any half second. */
+  othersPeakOnServiceCore: number;
+  /** The share of the generator's core (GENERATOR_CPU) other processes took meanwhile. */
+  othersOnGeneratorCore: number;
 }
 
 const latencies = ({ run }: Measured): number[] =>
@@ -107,11 +144,42 @@ const latenessP99 = ({ run }: Measured): number =>
     0.99,
   );
 
-function report({ scenario, run: { summary }, peakMb, rate }: Measured): void {
+function report({
+  scenario,
+  run: { summary },
+  peakMb,
+  rate,
+  othersOnServiceCore,
+  othersPeakOnServiceCore,
+  othersOnGeneratorCore,
+}: Measured): void {
   process.stdout.write(
-    `[reliability] ${scenario}: ${JSON.stringify(summary)}, peak RSS ${peakMb} MB` +
+    `[reliability] ${scenario}: ${JSON.stringify(summary)}, peak RSS ${peakMb} MB, ` +
+      `other processes took ${othersOnServiceCore.toFixed(2)} of the service's core ` +
+      `(${othersPeakOnServiceCore.toFixed(2)} over its busiest half second) and ` +
+      `${othersOnGeneratorCore.toFixed(2)} of the generator's` +
       (rate === undefined ? '\n' : `, offered ${rate}/s\n`),
   );
+}
+
+/** Why a round's latency cannot be judged, or undefined when it can. */
+function offSchedule({ closed, open }: { closed: Measured; open: Measured }) {
+  if (open.run.summary.maxLatenessMs > GENERATOR_LATE_MS)
+    return `the generator got to a request ${Math.round(open.run.summary.maxLatenessMs)} ms late (its core was busy elsewhere)`;
+  // Only more taken during the open loop makes it harder than twice the capacity: less
+  // taken (a niced process filling the closed loop's idle moments) makes it easier.
+  const change = open.othersOnServiceCore - closed.othersOnServiceCore;
+  if (change > MACHINE_CHANGED_SHARE)
+    return (
+      `other processes took ${open.othersOnServiceCore.toFixed(2)} of the service's core during the open loop ` +
+      `and ${closed.othersOnServiceCore.toFixed(2)} during the closed loop that measured its capacity`
+    );
+  if (
+    open.othersPeakOnServiceCore >
+    closed.othersOnServiceCore + MACHINE_BURST_SHARE
+  )
+    return `other processes took ${open.othersPeakOnServiceCore.toFixed(2)} of the service's core over half a second of the open loop`;
+  return undefined;
 }
 
 const p99Of = (measured: Measured, status: number): number =>
@@ -183,8 +251,12 @@ describe('overload: an open loop from a C generator on its own core, at twice an
     if (pid === undefined) throw new Error('The service has no process id.');
     const built = await buildLoadGenerator();
     generator = built;
+    const postmaster = await postgres.postmasterPid();
     pinProcessTree(pid, String(SERVICE_CPU));
-    pinProcessTree(await postgres.postmasterPid(), String(SERVICE_CPU));
+    pinProcessTree(postmaster, String(SERVICE_CPU));
+    // What is ours on each core: the service and its PostgreSQL on one; the generator, a
+    // child of this process counted once it has exited, on the other.
+    const serviceSeconds = treesCpuSeconds([pid, postmaster]);
 
     const measure = async (
       scenario: string,
@@ -198,6 +270,8 @@ describe('overload: an open loop from a C generator on its own core, at twice an
       port = service.port,
     ): Promise<Measured> => {
       const memory = samplePeakRss(pid);
+      const onServiceCore = othersOnCore(SERVICE_CPU, serviceSeconds);
+      const onGeneratorCore = othersOnCore(GENERATOR_CPU, endedChildrenSeconds);
       const run = await built.run(mode, {
         port,
         token: TOKEN,
@@ -209,6 +283,9 @@ describe('overload: an open loop from a C generator on its own core, at twice an
         run,
         peakMb: Math.round(memory.stop()),
         rate: options.rate,
+        othersPeakOnServiceCore: onServiceCore.peak,
+        othersOnServiceCore: onServiceCore.stop(),
+        othersOnGeneratorCore: onGeneratorCore.stop(),
       };
       report(measured);
       return measured;
@@ -251,28 +328,34 @@ describe('overload: an open loop from a C generator on its own core, at twice an
       OPEN_WARM_UP_MS,
     );
 
+    // Every attempt's requests are checked against the database; only rounds measured on
+    // schedule, on the machine their capacity was measured on, are judged on latency.
     const rounds: { closed: Measured; open: Measured }[] = [];
+    const onSchedule: { closed: Measured; open: Measured }[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
-      const closed = await closedLoop(
-        `overload, round ${round}: closed loop, ${CLIENTS} clients`,
-        CLIENTS,
-      );
-      const rate = Math.round(2 * createdPerSecond(closed));
-      const open = await openLoop(
-        `overload, round ${round}: open loop at ${rate}/s (2x capacity)`,
-        rate,
-        OPEN_LOOP_MS,
-      );
-      rounds.push({ closed, open });
-    }
-    const onSchedule = rounds.filter(
-      ({ open }) => open.run.summary.maxLatenessMs <= GENERATOR_LATE_MS,
-    );
-    for (const { open } of rounds)
-      if (!onSchedule.some((kept) => kept.open === open))
-        process.stdout.write(
-          `[reliability] ${open.scenario}: left out of the figures, the generator got to a request ${Math.round(open.run.summary.maxLatenessMs)} ms late (its core was busy elsewhere)\n`,
+      for (let attempt = 1; attempt <= ROUND_ATTEMPTS; attempt += 1) {
+        const name = `overload, round ${round}${attempt > 1 ? ` (attempt ${attempt})` : ''}`;
+        const closed = await closedLoop(
+          `${name}: closed loop, ${CLIENTS} clients`,
+          CLIENTS,
         );
+        const rate = Math.round(2 * createdPerSecond(closed));
+        const open = await openLoop(
+          `${name}: open loop at ${rate}/s (2x capacity)`,
+          rate,
+          OPEN_LOOP_MS,
+        );
+        rounds.push({ closed, open });
+        const why = offSchedule({ closed, open });
+        if (why === undefined) {
+          onSchedule.push({ closed, open });
+          break;
+        }
+        process.stdout.write(
+          `[reliability] ${open.scenario}: left out of the figures and measured again: ${why}\n`,
+        );
+      }
+    }
     const capacity =
       sum(onSchedule.map(({ closed }) => createdPerSecond(closed))) /
       onSchedule.length;
@@ -284,7 +367,7 @@ describe('overload: an open loop from a C generator on its own core, at twice an
       4 *
         (onSchedule.length > 0
           ? capacity
-          : createdPerSecond(rounds[ROUNDS - 1].closed)),
+          : createdPerSecond(rounds.at(-1)!.closed)),
     );
     // Clients free to open thousands of connections (issue 20 item 4), at 2x and 4x.
     const growing = await openLoop(
@@ -306,7 +389,12 @@ describe('overload: an open loop from a C generator on its own core, at twice an
     const instantPort = await freePort();
     const instant = await built.startInstantServer(instantPort);
     try {
-      for (let attempt = 1; attempt <= PROOF_ATTEMPTS; attempt += 1) {
+      let counted = 0;
+      for (
+        let attempt = 1;
+        counted < PROOF_ATTEMPTS && attempt <= PROOF_MOST_ATTEMPTS;
+        attempt += 1
+      ) {
         const proof = await measure(
           `overload: the generator against the instant server, attempt ${attempt}`,
           'open',
@@ -323,6 +411,7 @@ describe('overload: an open loop from a C generator on its own core, at twice an
           latenessP99(proof) <= PROOF_LATENESS_MS
         )
           break;
+        if (proof.othersOnGeneratorCore <= PROOF_BUSY_SHARE) counted += 1;
       }
     } finally {
       await instant.stop();
@@ -348,14 +437,28 @@ describe('overload: an open loop from a C generator on its own core, at twice an
 
     // The generator is not the bottleneck: it kept to the rate where nothing held it back.
     const best = proofs.at(-1)!;
+    const proven =
+      delivered(best) >= PROOF_DELIVERED &&
+      latenessP99(best) <= PROOF_LATENESS_MS;
     expect(
       {
+        // A proof that failed while other processes held the generator's core says the
+        // machine was busy, not that the generator is too slow: the failure says which.
+        busyMachine:
+          !proven && best.othersOnGeneratorCore > PROOF_BUSY_SHARE
+            ? `other processes took ${best.othersOnGeneratorCore.toFixed(2)} of the generator's core in its last attempt`
+            : undefined,
         delivered: delivered(best) >= PROOF_DELIVERED,
         lateness: latenessP99(best) <= PROOF_LATENESS_MS,
         unanswered: best.run.summary.answered === best.run.summary.requests,
       },
       'the generator is the bottleneck: it fell behind against a server that answers at once',
-    ).toEqual({ delivered: true, lateness: true, unanswered: true });
+    ).toEqual({
+      busyMachine: undefined,
+      delivered: true,
+      lateness: true,
+      unanswered: true,
+    });
 
     // Nothing acknowledged is lost or written twice; nothing refused is written.
     const runs = [
@@ -379,9 +482,15 @@ describe('overload: an open loop from a C generator on its own core, at twice an
       });
     }
 
-    // Ordinary closed loops: every create succeeds.
+    // Ordinary closed loops: every create succeeds. Not those of a round measured again: a
+    // core taken from the service for over a second (CREATE_WAITING_TIMEOUT_MS) sheds even
+    // a closed loop's creates, as it should (measured: 63 of 7,132 with other processes on
+    // 0.88 of the service's core).
     const closedLoops = [closedAtLimit, ...rounds.map(({ closed }) => closed)];
-    for (const { run } of closedLoops)
+    for (const { run } of [
+      closedAtLimit,
+      ...onSchedule.map(({ closed }) => closed),
+    ])
       expect(run.summary.ok).toBe(run.summary.requests);
 
     // At twice and four times the capacity: what is answered is a 200 or the overload 503,
@@ -417,7 +526,10 @@ describe('overload: an open loop from a C generator on its own core, at twice an
       }).toEqual({ scenario: open.scenario, unanswered: 0 });
       expect(percentile(latencies(open), 0.99)).toBeLessThanOrEqual(1_000);
     }
-    expect(onSchedule.length).toBeGreaterThan(0);
+    expect(
+      onSchedule.length,
+      `no round could be judged: the machine was busy in every attempt (the lines "measured again" above say how)`,
+    ).toBeGreaterThan(0);
 
     // Issue 20 item 4, with connections growing: the same bounds and the creates, printed.
     // Not met on this machine (bench/RESULTS.md, 2026-11-26): a connection storm past the
@@ -445,5 +557,6 @@ describe('overload: an open loop from a C generator on its own core, at twice an
         `${unmet.length === 0 ? 'every bound met' : `not met: ${unmet.join('; ')}`}\n`,
     );
     expect(service.process.isRunning).toBe(true);
-  });
+    // About 2.5 minutes; rounds and proofs measured again on a busy machine add up to 2 more.
+  }, 360_000);
 });
