@@ -330,6 +330,29 @@ describe('the seams: isGlobal, findById, plant.created, newPlant, path', () => {
   });
 });
 
+describe('PlantsService in a module of the host that imports the configured module (no isGlobal)', () => {
+  it('injects PlantsService there, which reads what the route wrote', async () => {
+    const plants = PlantsModule.forRoot();
+    @Module({ imports: [plants], controllers: [ShopPlantsController] })
+    class ShopFeatureModule {}
+    const host = await startHost([
+      plants,
+      AuthModule.forRoot({ tokens: [TOKEN] }),
+      ShopFeatureModule,
+    ]);
+    try {
+      const id = uniqueId();
+      expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
+        200,
+      );
+      const found = await send(`${host.url}/shop/plants/${id}`);
+      expect(found.body).toEqual({ id: id.toString(), name: 'Fern' });
+    } finally {
+      await host.app.close();
+    }
+  });
+});
+
 describe('PlantsModule configured twice in one application', () => {
   it('starts (each with its path), and both create plants', async () => {
     const host = await startHost([

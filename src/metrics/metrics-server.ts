@@ -8,12 +8,11 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { ApiError, READ_METHODS } from '../errors/api-error.js';
 import { ErrorAnswer } from '../errors/error-answer.js';
+import { refusedOtherThanRead } from '../errors/read-only-path.js';
 import { MetricsService } from './metrics.service.js';
 
 const NOT_FOUND = ErrorAnswer.forStatus(HttpStatus.NOT_FOUND);
-const OTHER_METHOD = ErrorAnswer.of(ApiError.methodNotAllowed(READ_METHODS));
 const SCRAPE_FAILED = ErrorAnswer.forStatus(HttpStatus.INTERNAL_SERVER_ERROR);
 
 /** With METRICS_PORT set, /metrics is served there (for a private scrape network) instead. */
@@ -34,10 +33,7 @@ export class MetricsServer
       return;
     this.server = createServer((request, response) => {
       const isMetrics = request.url?.split('?')[0] === '/metrics';
-      if (isMetrics && !READ_METHODS.includes(request.method ?? '')) {
-        OTHER_METHOD.writeTo(response);
-        return;
-      }
+      if (isMetrics && refusedOtherThanRead(request, response)) return;
       // Node leaves the body out of an answer to HEAD.
       if (isMetrics) {
         this.metrics.render().then(

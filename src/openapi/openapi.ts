@@ -1,8 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ApiError, READ_METHODS } from '../errors/api-error.js';
-import { ErrorAnswer } from '../errors/error-answer.js';
+import { refusedOtherThanRead } from '../errors/read-only-path.js';
 
 export const OPENAPI_JSON_PATH = 'openapi.json';
 export const SWAGGER_UI_PATH = 'docs';
@@ -81,30 +80,18 @@ export function setupOpenApi(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-const OTHER_METHOD = ErrorAnswer.of(ApiError.methodNotAllowed(READ_METHODS));
-
 /**
  * SwaggerModule serves its paths for GET only, and anything else fell through to 404. HTTP's
  * rule is 405 with Allow (RFC 9110, 15.5.6), as on the service's own routes: added after
  * SwaggerModule's routes, so a GET or HEAD still reaches them (a missing asset stays 404).
  */
 function answerOtherMethods(app: INestApplication): void {
-  // A mount path covers what lies below it: Swagger UI's assets under /docs too.
-  for (const path of [
-    `/${OPENAPI_JSON_PATH}`,
-    `/${OPENAPI_YAML_PATH}`,
-    `/${SWAGGER_UI_PATH}`,
-  ]) {
-    app.use(
-      path,
-      (
-        request: IncomingMessage,
-        response: ServerResponse,
-        next: () => void,
-      ) => {
-        if (READ_METHODS.includes(request.method ?? '')) next();
-        else OTHER_METHOD.writeTo(response);
-      },
-    );
-  }
+  // A mount path covers what lies below it: Swagger UI's assets under /docs too. One
+  // layer for the three paths: every request Express routes walks past it.
+  app.use(
+    [`/${OPENAPI_JSON_PATH}`, `/${OPENAPI_YAML_PATH}`, `/${SWAGGER_UI_PATH}`],
+    (request: IncomingMessage, response: ServerResponse, next: () => void) => {
+      if (!refusedOtherThanRead(request, response)) next();
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../common/json-object.js';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors/api-error.js';
@@ -102,13 +103,7 @@ export class JsonBodyReader {
     const document = request.readableEnded
       ? this.readByTheApplication(request)
       : this.parse(await this.readOwn(request, response));
-    if (
-      typeof document !== 'object' ||
-      document === null ||
-      Array.isArray(document)
-    ) {
-      throw ApiError.notAJsonObject();
-    }
+    if (!isJsonObject(document)) throw ApiError.notAJsonObject();
     return document;
   }
 

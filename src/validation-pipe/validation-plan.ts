@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { isJsonObject } from '../common/json-object.js';
 import { type ClassTransformOptions, plainToInstance } from 'class-transformer';
 import {
   getFromContainer,
@@ -21,8 +22,7 @@ interface Rule {
 type Primitive = string | number | bigint | boolean;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return false;
+  if (!isJsonObject(value)) return false;
   const prototype = Object.getPrototypeOf(value) as object | null;
   return prototype === Object.prototype || prototype === null;
 }

@@ -6,6 +6,7 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import type { ClassTransformOptions } from 'class-transformer';
+import { isJsonObject } from '../common/json-object.js';
 import { ApiError } from '../errors/api-error.js';
 import { ValidationPlan } from './validation-plan.js';
 
@@ -31,10 +32,6 @@ const UNVALIDATED_TYPES: ReadonlySet<Type<unknown>> = new Set<Type<unknown>>([
   Array,
   Object,
 ]);
-
-function isJsonObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Validates @Body() DTOs. Strict: no implicit conversion, so "12" is not 12. Properties
