@@ -6,6 +6,10 @@ import {
   type StartedNetwork,
   Wait,
 } from 'testcontainers';
+import {
+  TEST_INSTANCE_SETTINGS,
+  testInstanceToken,
+} from '../testing/test-instance.js';
 
 /** docker/build-image.sh's tag when given none. */
 const DEFAULT_IMAGE = 'localhost/plant-store:local';
@@ -59,7 +63,7 @@ export class PlantStoreContainer {
   }
 
   async start(): Promise<StartedPlantStore> {
-    const token = `pst_test_${randomBytes(24).toString('base64url')}`;
+    const token = testInstanceToken();
     const password = randomBytes(18).toString('base64url');
     const network = await new Network().start();
     const started: Stoppable[] = [];
@@ -92,10 +96,7 @@ export class PlantStoreContainer {
         .withEnvironment({
           DATABASE_URL: inside.toString(),
           API_TOKENS: token,
-          // A suite's requests come from one address: see docs/testing-against-plant-store.md.
-          AUTH_FAILURE_LIMIT: '1000000',
-          // Nobody balances a test's service: no drain delay.
-          SHUTDOWN_DELAY_MS: '0',
+          ...TEST_INSTANCE_SETTINGS,
           ...this.env,
         })
         .withExposedPorts(SERVICE_PORT)

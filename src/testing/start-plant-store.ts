@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import {
   embeddedPasswordFile,
 } from '../database/embedded-database-url.js';
 import { freePort } from './free-port.js';
+import { TEST_INSTANCE_SETTINGS, testInstanceToken } from './test-instance.js';
 
 export interface PlantStoreOptions {
   /**
@@ -44,18 +45,12 @@ const STOP_DEADLINE_MS = 30_000;
 /** Tries with fresh ports when the ones picked were taken in the meantime (EADDRINUSE). */
 const PORT_ATTEMPTS = 3;
 
-/**
- * A suite's requests all come from its one loopback address, so the per-address limit on
- * failed authentications (30 a minute) would turn its later 401 checks into 429s: the
- * highest the setting allows. A suite that tests the 429 sets its own.
- */
+/** A process of the run's own, on loopback: the suite's address is the only one. */
 const TESTING_SETTINGS = {
+  ...TEST_INSTANCE_SETTINGS,
   NODE_ENV: 'test',
   LOG_FORMAT: 'json',
   HOST: '127.0.0.1',
-  AUTH_FAILURE_LIMIT: '1000000',
-  // Nobody balances a test's service: no drain delay.
-  SHUTDOWN_DELAY_MS: '0',
   SHUTDOWN_TIMEOUT_MS: '5000',
   // The pipe this process holds: its death, even by SIGKILL, stops the service.
   STOP_WHEN_STDIN_CLOSES: 'true',
@@ -100,7 +95,7 @@ async function startOnce(
 ): Promise<RunningPlantStore> {
   const port = await freePort();
   const databasePort = await freePort();
-  const token = `pst_test_${randomBytes(24).toString('base64url')}`;
+  const token = testInstanceToken();
   const instanceId = randomUUID();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
