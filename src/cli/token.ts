@@ -10,6 +10,7 @@ import {
 } from '../auth/api-tokens.service.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { validateEnvironment } from '../config/environment.js';
+import { isMissingTable } from '../database/database-errors.js';
 import { databaseConnection } from '../database/database.module.js';
 import { commandName } from './command-name.js';
 import { parseDuration } from './duration.js';
@@ -56,10 +57,6 @@ class MissingTableError extends Error {
     );
   }
 }
-
-const isMissingTable = (error: unknown): boolean =>
-  (error as { driverError?: { code?: unknown } } | null)?.driverError?.code ===
-  '42P01';
 
 const write = (text: string): void => void process.stdout.write(`${text}\n`);
 

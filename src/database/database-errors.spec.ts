@@ -4,6 +4,7 @@ import {
   isCausedByOneRow,
   isDatabaseUnavailable,
   isLostConnection,
+  isMissingTable,
 } from './database-errors.js';
 
 const withCode = (code: string) =>
@@ -149,5 +150,20 @@ describe('the signatures, at their edges', () => {
       'DatabaseDeadlineError: The database did not answer within the request deadline.',
       'DatabaseDownError: The database does not accept commits now.',
     ]);
+  });
+});
+
+describe('isMissingTable', () => {
+  it('is true for undefined_table, from the driver or wrapped by TypeORM, and for nothing else', () => {
+    expect(isMissingTable({ code: '42P01' })).toBe(true);
+    expect(isMissingTable({ driverError: { code: '42P01' } })).toBe(true);
+    for (const other of [
+      { code: '42P010' },
+      { code: '42703' },
+      { driverError: { code: '23505' } },
+      null,
+      'relation "api_tokens" does not exist',
+    ])
+      expect(isMissingTable(other)).toBe(false);
   });
 });

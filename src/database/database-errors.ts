@@ -127,3 +127,15 @@ export function isCausedByOneRow(error: unknown): boolean {
 export function isLostConnection(error: unknown): boolean {
   return matches(error, LOST_CONNECTION);
 }
+
+// SQLSTATE 42P01 (undefined_table).
+const MISSING_TABLE: ErrorSignature = {
+  codes: new Set(),
+  sqlStates: /^42P01$/,
+  messages: [],
+};
+
+/** True when a statement named a table the database does not have (not migrated, wrong schema). */
+export function isMissingTable(error: unknown): boolean {
+  return matches(error, MISSING_TABLE);
+}
