@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 /**
  * The Node flags production starts the service with: those of `npm run start:prod`
- * (`node <flags> dist/main.js`) in `root`'s package.json, where they are written down once
+ * (`node <flags> dist/service/main.js`) in `root`'s package.json, where they are written down once
  * (the Dockerfile and `npm start` are checked against them), so that the tests and the
  * benchmark run the service as it runs.
  */
@@ -20,7 +20,7 @@ export function productionNodeFlags(root) {
   );
   if (match === null)
     throw new Error(
-      'package.json start:prod is not "node <flags> dist/main.js"',
+      'package.json start:prod is not "node <flags> dist/service/main.js"',
     );
   return match[1].split(/\s+/).filter(Boolean);
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Environment } from '../src/config/environment.js';
+import { Environment } from '../src/service/config/environment.js';
 
 /**
- * docs/configuration.md's table mirrors Environment (src/config/environment.ts), the one
+ * docs/configuration.md's table mirrors Environment (src/service/config/environment.ts), the one
  * schema: every setting once, with the default the service really takes.
  */
 

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source-options.js';
-import { runMigrations } from '../src/database/migration-runner.js';
+import { dataSourceOptions } from '../src/service/database/data-source-options.js';
+import { runMigrations } from '../src/service/database/migration-runner.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';

@@ -186,18 +186,18 @@ describe('docker/Dockerfile', () => {
     expect(argv?.join(' ')).not.toContain(READY);
   });
 
-  it('starts node dist/main.js in exec form, so node receives SIGTERM itself', () => {
+  it('starts node dist/service/main.js in exec form, so node receives SIGTERM itself', () => {
     const cmd = keywords(runtime, 'CMD').at(-1);
     expect(keywords(runtime, 'ENTRYPOINT')).toEqual([]);
-    expect(execForm(cmd?.args ?? '')).toEqual(['node', 'dist/main.js']);
-    expect(existsSync(resolve('dist/main.js'))).toBe(true);
+    expect(execForm(cmd?.args ?? '')).toEqual(['node', 'dist/service/main.js']);
+    expect(existsSync(resolve('dist/service/main.js'))).toBe(true);
   });
 
   it('starts node without flags, as npm start and npm run start:prod do: the service adds its V8 flags itself', () => {
     const { scripts } = JSON.parse(read('package.json')) as {
       scripts: Record<string, string>;
     };
-    expect(scripts['start:prod']).toBe('node dist/main.js');
+    expect(scripts['start:prod']).toBe('node dist/service/main.js');
     expect(scripts.start).toBe('nest start');
   });
 
@@ -766,12 +766,15 @@ describe('docker/k8s', () => {
     }
   });
 
-  it('offers a migration Job running dist/database/migrate.js with the same lock-down', () => {
+  it('offers a migration Job running dist/service/database/migrate.js with the same lock-down', () => {
     const job = only('migration-job.yaml', 'Job');
     const jobPod = job.spec?.template as PodTemplate;
     const [migrate] = jobPod.spec.containers;
-    expect(migrate.command).toEqual(['node', 'dist/database/migrate.js']);
-    expect(existsSync(resolve('dist/database/migrate.js'))).toBe(true);
+    expect(migrate.command).toEqual([
+      'node',
+      'dist/service/database/migrate.js',
+    ]);
+    expect(existsSync(resolve('dist/service/database/migrate.js'))).toBe(true);
     expect(migrate.image).toBe(container.image);
     expect(secretRefs(migrate).DATABASE_URL).toEqual(
       secretRefs(container).DATABASE_URL,

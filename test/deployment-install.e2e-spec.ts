@@ -81,7 +81,7 @@ describe('the production install, made as the image makes it', () => {
 
   beforeAll(async () => {
     expect(
-      existsSync(resolve('dist/main.js')),
+      existsSync(resolve('dist/service/main.js')),
       'dist/ is built (npm test builds it first)',
     ).toBe(true);
     dir = await mkdtemp(join(tmpdir(), 'plant-store-production-'));

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ApiTokenEntity, PlantEntity } from '../src/index.js';
+import { ApiTokenEntity, PlantEntity } from '../src/lib/index.js';
 import { migratedDatabase } from './support/migrated-database.js';
 
 /**

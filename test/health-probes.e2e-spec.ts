@@ -1,4 +1,4 @@
-import { ShutdownState } from '../src/lifecycle/shutdown-state.js';
+import { ShutdownState } from '../src/service/lifecycle/shutdown-state.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';
 

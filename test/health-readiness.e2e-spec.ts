@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { poolOf } from '../src/database/bounded-query.js';
+import { poolOf } from '../src/lib/database/bounded-query.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { send } from './support/http.js';
 

@@ -5,13 +5,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { hashToken } from '../src/auth/token-hash.js';
-import { DatabaseHealth } from '../src/database/database-health.js';
+import { hashToken } from '../src/lib/auth/token-hash.js';
+import { DatabaseHealth } from '../src/lib/database/database-health.js';
 import {
   AuthModule,
   PLANT_STORE_MIGRATIONS,
   PlantsModule,
-} from '../src/index.js';
+} from '../src/lib/index.js';
 import { eventually } from '../test-kit/poll.js';
 import {
   newPlantJson,

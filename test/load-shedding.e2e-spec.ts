@@ -1,7 +1,7 @@
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { useServiceOnOwnPostgres } from './support/own-postgres.js';
-import { CreateAdmission } from '../src/load-shedding/create-admission.js';
+import { CreateAdmission } from '../src/service/load-shedding/create-admission.js';
 
 const OVERLOADED = 'The service is overloaded; retry later.';
 

@@ -25,7 +25,7 @@ import {
   PlantsModule,
   PlantsService,
   TokenVerifier,
-} from '../src/index.js';
+} from '../src/lib/index.js';
 import { type Host, startHost } from './support/host-app.js';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';

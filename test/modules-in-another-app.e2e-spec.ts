@@ -7,7 +7,7 @@ import {
   AuthModule,
   PlantsModule,
   TokenVerifier,
-} from '../src/index.js';
+} from '../src/lib/index.js';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { type Host, startHost } from './support/host-app.js';

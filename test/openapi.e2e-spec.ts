@@ -1,4 +1,4 @@
-import { DEFAULT_MESSAGES } from '../src/errors/api-error.js';
+import { DEFAULT_MESSAGES } from '../src/lib/errors/api-error.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { send } from './support/http.js';
 import { postPlant } from './support/plants.js';

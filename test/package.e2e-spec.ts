@@ -109,7 +109,7 @@ describe('the packed package, installed and imported by name', () => {
     const script = [
       "const surface = await import('plant-store');",
       'console.log(JSON.stringify(Object.keys(surface).sort()));',
-      "await import('plant-store/dist/main.js').then(() => console.log('deep'), (e) => console.log(e.code));",
+      "await import('plant-store/dist/service/main.js').then(() => console.log('deep'), (e) => console.log(e.code));",
     ].join('\n');
     const { stdout } = await run(
       process.execPath,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { MockInstance } from 'vitest';
-import { ApiTokensService } from '../src/auth/api-tokens.service.js';
-import { TokenVerifier } from '../src/auth/token-verifier.js';
+import { ApiTokensService } from '../src/lib/auth/api-tokens.service.js';
+import { TokenVerifier } from '../src/lib/auth/token-verifier.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { eventually } from '../test-kit/poll.js';
 import { errorBody } from './support/http.js';

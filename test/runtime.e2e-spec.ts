@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
-import { SERVICE_V8_FLAGS } from '../src/v8-flags.js';
+import { SERVICE_V8_FLAGS } from '../src/service/v8-flags.js';
 import { freePort } from '../test-kit/free-port.mjs';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
 import { eventually } from '../test-kit/poll.js';
@@ -64,13 +64,13 @@ describe('the runtime: the Node.js 24 the project brings, whatever the machine h
     }
   });
 
-  it('started as `node dist/main.js`, without flags, starts over once with them, in the same process', async () => {
+  it('started as `node dist/service/main.js`, without flags, starts over once with them, in the same process', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'plant-store-v8-'));
     const reportFile = join(dir, 'heap.jsonl');
     const preload = `--import=${resolve('test/fixtures/v8-heap-report.mjs')}`;
     let output = '';
     const { child, exited } = startNodeProcess({
-      args: [preload, resolve('dist/main.js')],
+      args: [preload, resolve('dist/service/main.js')],
       env: {
         PATH: process.env.PATH ?? '',
         NO_COLOR: '1',

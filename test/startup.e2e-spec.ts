@@ -40,7 +40,7 @@ async function portIsOpen(port: number): Promise<boolean> {
   return (await connectError(port)) === undefined;
 }
 
-describe('starting the built service (dist/main.js)', () => {
+describe('starting the built service (dist/service/main.js)', () => {
   it.each([
     ['PORT', { PORT: 'eighty' }],
     ['BODY_LIMIT', { BODY_LIMIT: 'huge' }],
@@ -220,11 +220,14 @@ describe('starting the built service (dist/main.js)', () => {
       code: number | null;
       output: string;
     }>((resolve) => {
-      execFile('/usr/bin/node', ['dist/main.js'], (error, stdout, stderr) =>
-        resolve({
-          code: error === null ? 0 : (error.code as number),
-          output: stdout + stderr,
-        }),
+      execFile(
+        '/usr/bin/node',
+        ['dist/service/main.js'],
+        (error, stdout, stderr) =>
+          resolve({
+            code: error === null ? 0 : (error.code as number),
+            output: stdout + stderr,
+          }),
       );
     });
     expect(code).toBe(1);

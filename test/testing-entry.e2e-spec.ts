@@ -9,9 +9,9 @@ import { processTree } from '../test-kit/process-tree.mjs';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
-/** The built entry (npm run build): it starts the dist/main.js beside it. */
-const TESTING_ENTRY = resolve('dist/testing/index.js');
-type TestingEntry = typeof import('../src/testing/index.js');
+/** The built entry (npm run build): it starts the dist/service/main.js beside it. */
+const TESTING_ENTRY = resolve('dist/service/testing/index.js');
+type TestingEntry = typeof import('../src/service/testing/index.js');
 
 /** A process's command line, to say which one is left. */
 function commandOf(pid: number): string {

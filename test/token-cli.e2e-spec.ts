@@ -6,13 +6,17 @@ import { untilTokenAnswered } from './support/plants.js';
 
 /** `npm run token -- <args>` minus the build step: the built CLI against the e2e database. */
 function tokenCli(...args: string[]): Promise<CommandResult> {
-  return runCommand(process.execPath, [resolve('dist/cli/token.js'), ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: inject('databaseUrl'),
-      NO_COLOR: '1',
+  return runCommand(
+    process.execPath,
+    [resolve('dist/service/cli/token.js'), ...args],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: inject('databaseUrl'),
+        NO_COLOR: '1',
+      },
     },
-  });
+  );
 }
 
 describe('npm run token', () => {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { TOKEN_SYNC_APPLICATION_NAME } from '../src/auth/active-tokens.store.js';
-import { hashToken } from '../src/auth/token-hash.js';
-import { dataSourceOptions } from '../src/database/data-source-options.js';
-import { runMigrations } from '../src/database/migration-runner.js';
-import { MIGRATIONS } from '../src/database/migrations/index.js';
-import { NotifyApiTokenChanges1764000000000 } from '../src/database/migrations/1764000000000-notify-api-token-changes.js';
+import { TOKEN_SYNC_APPLICATION_NAME } from '../src/lib/auth/active-tokens.store.js';
+import { hashToken } from '../src/lib/auth/token-hash.js';
+import { dataSourceOptions } from '../src/service/database/data-source-options.js';
+import { runMigrations } from '../src/service/database/migration-runner.js';
+import { MIGRATIONS } from '../src/lib/database/migrations/index.js';
+import { NotifyApiTokenChanges1764000000000 } from '../src/lib/database/migrations/1764000000000-notify-api-token-changes.js';
 import { DataSource } from 'typeorm';
 import { startApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';

@@ -37,7 +37,7 @@ export async function openDatabase(log) {
   const dataDir = await dataDirectory('plant-store-bench-');
   const port = await freePort();
   const module = await import(
-    pathToFileURL(join(ROOT, 'dist/database/embedded-postgres.js')).href
+    pathToFileURL(join(ROOT, 'dist/service/database/embedded-postgres.js')).href
   );
   log(`starting the embedded PostgreSQL in ${dataDir} on port ${port}`);
   const server = await module.EmbeddedPostgresServer.start({

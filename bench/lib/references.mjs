@@ -2,7 +2,7 @@
 // (then c=1) from wrk pinned to one core, in one of two topologies (TOPOLOGIES below):
 // production, each server alone on its core, and co-located, the server sharing its core
 // with PostgreSQL. The servers:
-//   - the service as production starts it (npm run start:prod), and as `node dist/main.js`
+//   - the service as production starts it (npm run start:prod), and as `node dist/service/main.js`
 //     with no flags (how most Nest images start it): the peak RSS target holds for both;
 //   - the baseline, node:http + pg with one INSERT per request;
 //   - the grouping baseline (the same, GROUP_INSERTS=1): the ceiling of this stack;
@@ -26,6 +26,7 @@ import {
   RESULTS,
   ROOT,
   SERVICE_MAIN,
+  serviceMainOf,
 } from './paths.mjs';
 import { serviceArgs, startServer } from './servers.mjs';
 import { median } from './stats.mjs';
@@ -202,7 +203,7 @@ function serversOf({ only, versus, serviceFlags = [] }) {
   if (versus !== undefined)
     servers.versus = {
       // Its own project's flags only: serviceArgs would put this project's first.
-      args: [...startFlagsOfBuild(versus), join(versus, 'main.js')],
+      args: [...startFlagsOfBuild(versus), serviceMainOf(versus)],
     };
   if (only === undefined) return servers;
   const wanted = new Set(['service', 'grouping', ...only]);
@@ -352,7 +353,7 @@ export function referenceTargets(references) {
     },
     {
       needs: 'service, no flags',
-      target: 'peak RSS ≤ 200 MB, node dist/main.js (MB, worst round)',
+      target: 'peak RSS ≤ 200 MB, node dist/service/main.js (MB, worst round)',
       value: () => rss('service, no flags'),
       limit: 200,
       atMost: true,

@@ -22,7 +22,7 @@ export function serviceArgs(flags = [], main = SERVICE_MAIN) {
 
 /**
  * Node flags that undo the V8 flags the service adds to its own command line when they are
- * missing (src/v8-flags.ts): `--maglev` for `--no-maglev`, 0 (V8's "not set") for a size, so
+ * missing (src/service/v8-flags.ts): `--maglev` for `--no-maglev`, 0 (V8's "not set") for a size, so
  * that it runs on V8's defaults, to measure what the flags buy. Read from the build `main`
  * belongs to; none for a build from before the service added them.
  */

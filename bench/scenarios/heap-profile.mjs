@@ -18,7 +18,12 @@ import { fileURLToPath } from 'node:url';
 import { commandLine, logger } from '../lib/cli.mjs';
 import { closedLoop } from '../lib/closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
-import { HEAP_SAMPLER_PRELOAD, RESULTS, ROOT } from '../lib/paths.mjs';
+import {
+  HEAP_SAMPLER_PRELOAD,
+  RESULTS,
+  ROOT,
+  serviceMainOf,
+} from '../lib/paths.mjs';
 import { serviceArgs, startServer } from '../lib/servers.mjs';
 import { createWorkload, newToken } from '../lib/workload.mjs';
 
@@ -84,7 +89,7 @@ async function profileOnce(ctx, run) {
   const file = join(RESULTS, `heap-profile-${run}.heapprofile`);
   rmSync(file, { force: true });
   const flags = [...options.rest, `--import=${HEAP_SAMPLER_PRELOAD}`];
-  const main = join(options.dist, 'main.js');
+  const main = serviceMainOf(options.dist);
   const server = await startServer({
     name: 'service',
     args: options['no-production-flags']

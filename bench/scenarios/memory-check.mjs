@@ -28,7 +28,12 @@ import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
-import { MEMORY_SPLIT_PRELOAD, RESULTS, SERVICE_MAIN } from '../lib/paths.mjs';
+import {
+  MEMORY_SPLIT_PRELOAD,
+  RESULTS,
+  SERVICE_MAIN,
+  serviceMainOf,
+} from '../lib/paths.mjs';
 import {
   serviceArgs,
   startServer,
@@ -65,7 +70,7 @@ function variant(spec) {
     production: !flags.includes('--no-production-flags'),
     nodeFlags: flags.filter((word) => word !== '--no-production-flags'),
     env,
-    main: dist.trim() === '' ? SERVICE_MAIN : join(dist.trim(), 'main.js'),
+    main: dist.trim() === '' ? SERVICE_MAIN : serviceMainOf(dist.trim()),
   };
 }
 const variants = [

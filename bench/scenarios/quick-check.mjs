@@ -23,7 +23,13 @@ import { productionNodeFlags } from '../../test-kit/node-process.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
 import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
-import { BASELINE_SERVER, RESULTS, ROOT, SERVICE_MAIN } from '../lib/paths.mjs';
+import {
+  BASELINE_SERVER,
+  RESULTS,
+  ROOT,
+  SERVICE_MAIN,
+  serviceMainOf,
+} from '../lib/paths.mjs';
 import {
   runtimeOf,
   startServer,
@@ -55,10 +61,7 @@ function variant(spec) {
   const [flags = '', dist = ''] = spec.split('|');
   return {
     nodeFlags: flags.trim() === '' ? [] : flags.trim().split(/\s+/),
-    main: join(
-      dist.trim() === '' ? join(ROOT, 'dist') : dist.trim(),
-      'main.js',
-    ),
+    main: serviceMainOf(dist.trim() === '' ? join(ROOT, 'dist') : dist.trim()),
   };
 }
 const versus =

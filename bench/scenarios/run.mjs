@@ -468,7 +468,7 @@ async function startPair(ctx) {
     baseline: runtimeOf(baseline.pid),
   };
   log(
-    `service on ${ctx.runtimes.service} (node ${serviceArgs(cpuProfile).slice(0, -1).join(' ')} dist/main.js), baseline on ${ctx.runtimes.baseline}`,
+    `service on ${ctx.runtimes.service} (node ${serviceArgs(cpuProfile).slice(0, -1).join(' ')} dist/service/main.js), baseline on ${ctx.runtimes.baseline}`,
   );
   return { service, baseline };
 }

@@ -5,7 +5,7 @@
 //
 // With GROUP_INSERTS=1 it groups the inserts of concurrent requests into one
 // INSERT ... SELECT FROM unnest(...) per turn of the event loop, as the service does
-// (src/plants/plant-insert.batcher.ts): the ceiling of this stack, the same database work
+// (src/lib/plants/plant-insert.batcher.ts): the ceiling of this stack, the same database work
 // with no framework around it. Without it, one INSERT per request.
 //
 // Environment: DATABASE_URL, API_TOKENS (comma-separated), PORT, HOST, DATABASE_POOL_SIZE,
@@ -25,7 +25,7 @@ const tokenHashes = (env.API_TOKENS ?? '')
   .map((token) => createHash('sha256').update(token).digest());
 if (tokenHashes.length === 0) throw new Error('API_TOKENS is not set');
 
-// The service's pool settings (src/database/data-source-options.ts), so the database sees
+// The service's pool settings (src/service/database/data-source-options.ts), so the database sees
 // the same number of connections and the same timeouts.
 const pool = new pg.Pool({
   connectionString: env.DATABASE_URL,

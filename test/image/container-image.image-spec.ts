@@ -11,7 +11,7 @@ import {
   type TestPostgres,
 } from '../support/test-postgres.js';
 import { TOKEN } from '../support/tokens.js';
-import { SERVICE_V8_FLAGS } from '../../src/v8-flags.js';
+import { SERVICE_V8_FLAGS } from '../../src/service/v8-flags.js';
 import { inspect, logLines, podman, run } from './support/podman.js';
 import { report, seconds } from './support/report.js';
 
@@ -267,12 +267,12 @@ describe('the container image, built from docker/Dockerfile and run with podman'
     const commandLine = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split(
       '\0',
     );
-    // `node dist/main.js` as the image starts it, then as the service started over, in the
-    // same process, with its V8 flags (src/v8-flags.ts); Node names the script by its path.
+    // `node dist/service/main.js` as the image starts it, then as the service started over, in the
+    // same process, with its V8 flags (src/service/v8-flags.ts); Node names the script by its path.
     expect(commandLine.slice(0, -1)).toEqual([
       'node',
       ...SERVICE_V8_FLAGS,
-      '/app/dist/main.js',
+      '/app/dist/service/main.js',
     ]);
     // PID 1 inside: the process the container's stop signal goes to.
     expect(statusField(status, 'NSpid').at(-1)).toBe('1');

@@ -21,7 +21,7 @@ import {
 } from './support/podman.js';
 import { report, seconds } from './support/report.js';
 
-// plant-store/testcontainers (src/testcontainers/) on this machine's rootful podman, through
+// plant-store/testcontainers (src/service/testcontainers/) on this machine's rootful podman, through
 // its Docker-compatible API: the page's global setup, run as it is written, starts the
 // image the project's setup built beside a PostgreSQL container on a network of their own.
 

@@ -10,7 +10,7 @@ import {
   pinProcessTree,
   treesCpuSeconds,
 } from '../../test-kit/process-tree.mjs';
-import { Environment } from '../../src/config/environment.js';
+import { Environment } from '../../src/service/config/environment.js';
 import { Ledger } from './support/ledger.js';
 import {
   buildLoadGenerator,

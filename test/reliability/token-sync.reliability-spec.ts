@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { TOKEN_SYNC_APPLICATION_NAME } from '../../src/auth/active-tokens.store.js';
-import { hashToken } from '../../src/auth/token-hash.js';
+import { TOKEN_SYNC_APPLICATION_NAME } from '../../src/lib/auth/active-tokens.store.js';
+import { hashToken } from '../../src/lib/auth/token-hash.js';
 import { Ledger } from './support/ledger.js';
 import { startLoad } from './support/load.js';
 import {
@@ -67,7 +67,7 @@ function tokenCli(
 ): CliRun {
   const child = spawn(
     process.execPath,
-    [resolve('dist/cli/token.js'), ...args],
+    [resolve('dist/service/cli/token.js'), ...args],
     {
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.setup.js';
+import { createApp } from '../../src/service/app.setup.js';
 import { testEnvironment } from './test-environment.js';
 
 export interface RunningApp {

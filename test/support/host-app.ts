@@ -16,7 +16,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
-import { PLANT_STORE_MIGRATIONS } from '../../src/index.js';
+import { PLANT_STORE_MIGRATIONS } from '../../src/lib/index.js';
 import { createScratchDatabase } from './scratch-database.js';
 
 /** The host's own DTO: what its own ValidationPipe checks, when it has one. */

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { inject } from 'vitest';
-import { PLANT_STORE_MIGRATIONS } from '../../src/index.js';
+import { PLANT_STORE_MIGRATIONS } from '../../src/lib/index.js';
 import { createScratchDatabase } from './scratch-database.js';
 
 /**

@@ -38,7 +38,7 @@ export class ServiceProcess {
     }: { dir?: string; ownProcessGroup?: boolean } = {},
   ): ServiceProcess {
     return new ServiceProcess({
-      args: [...productionNodeFlags(dir), resolve(dir, 'dist/main.js')],
+      args: [...productionNodeFlags(dir), resolve(dir, 'dist/service/main.js')],
       cwd: dir,
       detached: ownProcessGroup,
       // Only what the test gives, plus PATH: nothing leaks in from the test runner's env.
@@ -56,7 +56,7 @@ export class ServiceProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** The service's own process (node running dist/main.js), for reading /proc. */
+  /** The service's own process (node running dist/service/main.js), for reading /proc. */
   get pid(): number | undefined {
     return this.child.pid;
   }

@@ -2,7 +2,7 @@ import { inject } from 'vitest';
 import {
   type Environment,
   validateEnvironment,
-} from '../../src/config/environment.js';
+} from '../../src/service/config/environment.js';
 import { TEST_TOKENS } from './tokens.js';
 
 /**

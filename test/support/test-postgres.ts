@@ -2,7 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EmbeddedPostgresServer } from '../../src/database/embedded-postgres.js';
+import { EmbeddedPostgresServer } from '../../src/service/database/embedded-postgres.js';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { processTree } from '../../test-kit/process-tree.mjs';
 

@@ -1,0 +1,298 @@
+import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { eventually } from '../../../test-kit/poll.js';
+import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
+import {
+  DatabaseHealth,
+  type DatabaseHealthOptions,
+} from './database-health.js';
+
+const unavailable = () =>
+  Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+const lost = () => new Error('Connection terminated unexpectedly');
+
+/**
+ * A stand-in pool whose every statement is answered by `answer` (the current one, so a
+ * test can change what the database does), counting the statements.
+ */
+function database(
+  timings: DatabaseHealthOptions = {
+    probeTimeoutMs: 60_000,
+    readinessTimeoutMs: 60_000,
+    retryEveryMs: 1,
+    reuseForMs: 60_000,
+  },
+) {
+  let answer: () => Promise<unknown> = async () => ({ rows: [] });
+  const statements: string[] = [];
+  const pool = {
+    connect: async () =>
+      Object.assign(new EventEmitter(), {
+        query: (sql: string) => {
+          statements.push(sql);
+          return answer();
+        },
+        release: () => {},
+      }),
+  } as unknown as Pool;
+  const health = new DatabaseHealth(() => pool, timings);
+  return {
+    health,
+    statements,
+    answers: (next: () => Promise<unknown>) => (answer = next),
+  };
+}
+
+/** Resolves once `health` lets writes through again. */
+async function untilUp(health: DatabaseHealth): Promise<void> {
+  while (!health.canCommit)
+    await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('DatabaseHealth', () => {
+  it('lets writes through and keeps them while the database answers', async () => {
+    const { health } = database();
+    await expect(health.write(async () => 'written')).resolves.toBe('written');
+    expect(health.canCommit).toBe(true);
+  });
+
+  it('once a write finds the database gone: refuses the next at once, releases those waiting, and lets writes through once a probe commits', async () => {
+    const { health, statements, answers } = database();
+    answers(() => Promise.reject(unavailable()));
+    let released: unknown;
+    const waiting = health.write(
+      (signal) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            released = signal.reason;
+            reject(signal.reason as Error);
+          }),
+        ),
+    );
+
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(waiting).rejects.toBeInstanceOf(DatabaseDownError);
+    expect(released).toBeInstanceOf(DatabaseDownError);
+    expect(health.canCommit).toBe(false);
+    let ran = false;
+    await expect(
+      health.write(async () => {
+        ran = true;
+      }),
+    ).rejects.toBeInstanceOf(DatabaseDownError);
+    expect(ran).toBe(false);
+
+    // The database commits again: the probe, running all along, sees it.
+    const probesWhileDown = statements.length;
+    answers(async () => ({ rows: [] }));
+    await untilUp(health);
+    expect(probesWhileDown).toBeGreaterThan(0);
+    expect(statements.every((sql) => sql.includes('commit_probe'))).toBe(true);
+    await expect(health.write(async () => 'written')).resolves.toBe('written');
+  });
+
+  it('a lost connection alone is not the database down: a probe that commits keeps writes going', async () => {
+    const { health, statements } = database();
+    await expect(health.write(() => Promise.reject(lost()))).rejects.toThrow(
+      'Connection terminated unexpectedly',
+    );
+    // The probe it started commits: still up.
+    await new Promise((resolve) => setImmediate(resolve));
+    await health.check();
+    expect(statements).toHaveLength(1);
+    expect(health.canCommit).toBe(true);
+  });
+
+  it('a probe that meets connections the server ended tries fresh ones before it calls the database down', async () => {
+    const { health, statements, answers } = database();
+    let ended = 2;
+    answers(() =>
+      ended-- > 0 ? Promise.reject(lost()) : Promise.resolve({ rows: [] }),
+    );
+    await expect(health.check()).resolves.toBeUndefined();
+    expect(statements).toHaveLength(3);
+    expect(health.canCommit).toBe(true);
+  });
+
+  it('a lost connection and a probe that cannot connect: down', async () => {
+    const { health, answers } = database();
+    answers(() => Promise.reject(unavailable()));
+    await expect(health.write(() => Promise.reject(lost()))).rejects.toThrow();
+    await expect(health.check()).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    expect(health.canCommit).toBe(false);
+  });
+
+  it('a failure that is not the database (a bad row) leaves writes going, and starts no probe', async () => {
+    const { health, statements } = database();
+    const badRow = Object.assign(new Error('value too long'), {
+      code: '22001',
+    });
+    await expect(health.write(() => Promise.reject(badRow))).rejects.toBe(
+      badRow,
+    );
+    expect(health.canCommit).toBe(true);
+    expect(statements).toEqual([]);
+  });
+
+  it('readiness gives up on a slow probe without declaring the database down; the probe, once it commits, counts', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    try {
+      const { health, answers } = database({
+        probeTimeoutMs: 2_000,
+        readinessTimeoutMs: 800,
+        retryEveryMs: 100,
+        reuseForMs: 1_000,
+      });
+      let commit: (value: unknown) => void = () => {};
+      answers(() => new Promise((resolve) => (commit = resolve)));
+      const ready = health.check();
+      const outcome = expect(ready).rejects.toBeInstanceOf(
+        DatabaseDeadlineError,
+      );
+      await vi.advanceTimersByTimeAsync(800);
+      await outcome;
+      expect(health.canCommit).toBe(true);
+
+      commit({ rows: [] });
+      await vi.advanceTimersByTimeAsync(0);
+      await expect(health.check()).resolves.toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('readiness: concurrent checks share one commit, a recent result is reused, a failure is answered while down without waiting', async () => {
+    const { health, statements } = database();
+    await Promise.all(Array.from({ length: 20 }, () => health.check()));
+    await health.check();
+    expect(statements).toHaveLength(1);
+
+    const down = new DatabaseHealth(
+      () =>
+        ({
+          connect: () => Promise.reject(unavailable()),
+        }) as unknown as Pool,
+      {
+        probeTimeoutMs: 60_000,
+        readinessTimeoutMs: 60_000,
+        retryEveryMs: 60_000,
+        reuseForMs: 0,
+      },
+    );
+    await expect(down.check()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(down.canCommit).toBe(false);
+    await expect(down.check()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    down.beforeApplicationShutdown();
+  });
+});
+
+describe('DatabaseHealth, what starts a probe and what it decides', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it.each([
+    ['a lost connection', lost],
+    ['a write past its deadline', () => new DatabaseDeadlineError()],
+  ])(
+    '%s starts a probe by itself, which calls the database down when it cannot connect',
+    async (_case, failure) => {
+      const { health, statements, answers } = database();
+      answers(() => Promise.reject(unavailable()));
+      await expect(
+        health.write(() => Promise.reject(failure())),
+      ).rejects.toThrow();
+      await eventually('the probe to find the database down', () =>
+        health.canCommit ? undefined : true,
+      );
+      expect(statements.length).toBeGreaterThan(0);
+      health.beforeApplicationShutdown();
+    },
+  );
+
+  it.each([
+    ['a lost connection', lost],
+    ['a write past its deadline', () => new DatabaseDeadlineError()],
+  ])(
+    '%s alone does not call the database down: its probe, which commits, decides',
+    async (_case, failure) => {
+      const warned = vi
+        .spyOn(Logger.prototype, 'warn')
+        .mockImplementation(() => undefined);
+      const { health } = database();
+      await expect(
+        health.write(() => Promise.reject(failure())),
+      ).rejects.toThrow();
+      expect(health.canCommit).toBe(true);
+      await expect(health.check()).resolves.toBeUndefined();
+      expect(health.canCommit).toBe(true);
+      expect(warned).not.toHaveBeenCalled();
+    },
+  );
+
+  it('a probe that keeps meeting ended connections gives up after 3 attempts', async () => {
+    const { health, statements, answers } = database();
+    answers(() => Promise.reject(lost()));
+    await expect(health.check()).rejects.toThrow(
+      'Connection terminated unexpectedly',
+    );
+    expect(statements.length).toBeGreaterThanOrEqual(3);
+    health.beforeApplicationShutdown();
+  });
+
+  it('a probe that fails for another reason (a missing table) does not call the database down', async () => {
+    const { health, answers } = database();
+    const missing = Object.assign(new Error('relation does not exist'), {
+      code: '42P01',
+    });
+    answers(() => Promise.reject(missing));
+    await expect(health.check()).rejects.toBe(missing);
+    expect(health.canCommit).toBe(true);
+  });
+
+  it('once the application shuts down, a failure no longer calls the database down', async () => {
+    const { health, statements } = database();
+    health.beforeApplicationShutdown();
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    expect(health.canCommit).toBe(true);
+    expect(statements).toEqual([]);
+  });
+
+  it('logs when the database is found down and how long until it commits again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000_000);
+    const warned = vi
+      .spyOn(Logger.prototype, 'warn')
+      .mockImplementation(() => undefined);
+    const logged = vi
+      .spyOn(Logger.prototype, 'log')
+      .mockImplementation(() => undefined);
+    const { health, answers } = database();
+    answers(() => Promise.reject(unavailable()));
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    expect(warned).toHaveBeenCalledWith(
+      'The database cannot commit now: creates are refused at once until a commit succeeds.',
+    );
+    expect((warned.mock.contexts[0] as { context?: string }).context).toBe(
+      'DatabaseHealth',
+    );
+    vi.setSystemTime(1_000_250);
+    answers(async () => ({ rows: [] }));
+    await eventually('the database up again', () =>
+      health.canCommit ? true : undefined,
+    );
+    expect(logged).toHaveBeenCalledWith(
+      'The database commits again, 250 ms after it was found down.',
+    );
+  });
+});

@@ -1,0 +1,84 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../database/database-errors.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id.js';
+import { routeLabel } from '../common/route-label.js';
+import { ApiError, defaultMessage } from './api-error.js';
+import { ErrorAnswer } from './error-answer.js';
+
+/** Errors raised by Express and body-parser carry their status (http-errors). */
+function clientErrorStatusOf(exception: unknown): number | undefined {
+  if (typeof exception !== 'object' || exception === null) return undefined;
+  const { status, statusCode } = exception as Record<string, unknown>;
+  const code = typeof status === 'number' ? status : statusCode;
+  return typeof code === 'number' && code >= 400 && code < 500
+    ? code
+    : undefined;
+}
+
+/**
+ * Decides the Error answer of every failure on a route (ErrorAnswer builds and writes it):
+ * `{ error, message }` with `error` the HTTP status.
+ * Expected failures keep their status and message; a database that cannot answer is a 503;
+ * anything else is logged in full with the request id and answered with a generic 500
+ * that reveals nothing.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const answer = this.answerFor(exception, request);
+
+    if (response.headersSent) {
+      // Too late for a proper answer: cut the connection rather than send half a body.
+      response.destroy();
+      return;
+    }
+    answer.writeTo(response);
+  }
+
+  private answerFor(exception: unknown, request: Request): ErrorAnswer {
+    // The one place a database that cannot answer becomes 503 with Retry-After, whichever
+    // layer met it (a create, a token look-up, a probe).
+    const known = isDatabaseUnavailable(exception)
+      ? ApiError.databaseUnavailable()
+      : exception;
+    if (known instanceof ApiError) return ErrorAnswer.of(known);
+    // Nest's own exceptions (an unknown route, say) say things like "Cannot GET /x":
+    // keep the status, use the catalogue's sentence.
+    const status =
+      exception instanceof HttpException
+        ? exception.getStatus()
+        : clientErrorStatusOf(exception);
+    if (status !== undefined && status < 500) {
+      return ErrorAnswer.forStatus(status);
+    }
+    return this.unexpected(exception, request, status);
+  }
+
+  private unexpected(
+    exception: unknown,
+    request: Request,
+    status: number = HttpStatus.INTERNAL_SERVER_ERROR,
+  ): ErrorAnswer {
+    const requestId = requestIdOf(request);
+    this.logger.error(
+      `Unexpected error on ${request.method} ${routeLabel(request)} [request ${requestId}]`,
+      exception instanceof Error ? exception.stack : String(exception),
+    );
+    return new ErrorAnswer(status, defaultMessage(status), {
+      [REQUEST_ID_HEADER]: requestId,
+    });
+  }
+}

@@ -1,0 +1,329 @@
+import { EventEmitter } from 'node:events';
+import type { ModuleRef } from '@nestjs/core';
+import type { Request } from 'express';
+import { eventually } from '../../../test-kit/poll.js';
+import type { Pool } from 'pg';
+import { DataSource, type Repository } from 'typeorm';
+import {
+  DatabaseDeadlineError,
+  DatabaseDownError,
+} from '../database/database-errors.js';
+import { DatabaseHealth } from '../database/database-health.js';
+import { ApiError } from '../errors/api-error.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import type { NewPlant } from './dto/new-plant.dto.js';
+import type { PlantRow } from './plant-insert.batcher.js';
+import { PlantEntity } from './plant.entity.js';
+import { PlantsSettings } from './plants-module.options.js';
+import { PlantsController } from './plants.controller.js';
+import { PlantsRepository } from './plants.repository.js';
+import { PlantsService } from './plants.service.js';
+import { PlantEvents } from './plant-events.js';
+
+const lost = () => new Error('Connection terminated unexpectedly');
+const refused = () =>
+  Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+
+/**
+ * Where PostgreSQL would be: a pg pool over a table in memory that does what the two
+ * statements ask of PostgreSQL (an INSERT that skips a taken id and returns the ids it
+ * wrote, a SELECT by id), counting them; DatabaseHealth's probes commit. `failures` fail the next statements in turn; `hung` leaves them
+ * unanswered.
+ */
+class FakePlantsTable {
+  readonly rows = new Map<string, PlantRow>();
+  readonly statements: string[] = [];
+  failures: Error[] = [];
+  hung = false;
+  /** Connections refused: DatabaseHealth's probes fail too. */
+  refusing = false;
+  /** Ids taken by a row the SELECT no longer finds (plants are never deleted: a fault). */
+  readonly vanished = new Set<string>();
+
+  readonly pool = {
+    connect: async () =>
+      Object.assign(new EventEmitter(), {
+        query: (sql: string, parameters: unknown[]) =>
+          this.query(sql, parameters),
+        release: () => {},
+      }),
+  } as unknown as Pool;
+
+  private async query(sql: string, parameters: unknown[]) {
+    // DatabaseHealth's commit probe, after a failure: does the database commit?
+    if (sql.includes('commit_probe')) {
+      if (this.refusing) throw refused();
+      return { rows: [] };
+    }
+    this.statements.push(sql);
+    if (this.hung) return new Promise(() => {});
+    const failure = this.failures.shift();
+    if (failure !== undefined) throw failure;
+    if (
+      /^\s*INSERT INTO "plants".*ON CONFLICT \("id"\) DO NOTHING/s.test(sql)
+    ) {
+      const [ids, names, tags] = parameters as string[][];
+      const written = ids.filter((id, index) => {
+        if (this.rows.has(id) || this.vanished.has(id)) return false;
+        this.rows.set(id, { id, name: names[index], tag: tags[index] });
+        return true;
+      });
+      return { rows: written.map((id) => ({ id })) };
+    }
+    if (/^\s*SELECT .* FROM "plants" WHERE "id" = \$1/s.test(sql)) {
+      const row = this.rows.get(parameters[0] as string);
+      return { rows: row === undefined ? [] : [row] };
+    }
+    throw new Error(`Not a statement of the plants table: ${sql}`);
+  }
+}
+
+async function plantsOn(
+  table: FakePlantsTable,
+  options: { databaseRequestTimeoutMs?: number } = {},
+) {
+  const dataSource = new DataSource({
+    type: 'postgres',
+    entities: [PlantEntity],
+  });
+  // The entity's real metadata, without connecting: the statements are built from it.
+  await (
+    dataSource as unknown as { buildMetadatas(): Promise<void> }
+  ).buildMetadatas();
+  const repository = {
+    metadata: dataSource.getMetadata(PlantEntity),
+    manager: { connection: { driver: { master: table.pool } } },
+  } as unknown as Repository<PlantEntity>;
+  const settings = new PlantsSettings(options);
+  const metrics = new MetricsService({ driver: {} } as DataSource);
+  const health = new DatabaseHealth(() => table.pool);
+  const service = new PlantsService(
+    new PlantsRepository(repository, settings, metrics, health),
+    metrics,
+    settings,
+    // A host without @nestjs/event-emitter's module: no emitter to be found.
+    new PlantEvents({
+      get: () => {
+        throw new Error('not provided');
+      },
+    } as unknown as ModuleRef),
+  );
+  const client = { destroyed: false, writable: true };
+  const request = { socket: client } as unknown as Request;
+  const counted = async () => ({
+    created: (await metrics.plantsCreated.get()).values[0].value,
+    replayed: (await metrics.plantReplays.get()).values[0].value,
+    conflicts: (await metrics.plantConflicts.get()).values[0].value,
+  });
+  return {
+    controller: new PlantsController(service),
+    service,
+    health,
+    client,
+    request,
+    counted,
+    metrics,
+  };
+}
+
+const fern = (id: bigint, tag?: string): NewPlant =>
+  ({ id, name: 'Fern', ...(tag === undefined ? {} : { tag }) }) as NewPlant;
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected the create to fail');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('PlantsController, PlantsService and PlantsRepository, on a table in memory', () => {
+  it('stores a plant under its exact id and answers its name and tag, never the id', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, counted } = await plantsOn(table);
+    const id = 2n ** 63n - 1n;
+    await expect(
+      controller.create(fern(id, 'green'), request),
+    ).resolves.toEqual({
+      name: 'Fern',
+      tag: 'green',
+    });
+    expect([...table.rows.values()]).toEqual([
+      { id: '9223372036854775807', name: 'Fern', tag: 'green' },
+    ]);
+    expect(await counted()).toEqual({ created: 1, replayed: 0, conflicts: 0 });
+  });
+
+  it('stores a plant without a tag as null and answers without one', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table);
+    const answer = await controller.create(fern(1n), request);
+    expect(JSON.stringify(answer)).toBe('{"name":"Fern"}');
+    expect(table.rows.get('1')).toEqual({ id: '1', name: 'Fern', tag: null });
+  });
+
+  it('answers the same plant again as stored, writing nothing (a safe retry)', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, counted } = await plantsOn(table);
+    await controller.create(fern(7n, 'green'), request);
+    await expect(
+      controller.create(fern(7n, 'green'), request),
+    ).resolves.toEqual({
+      name: 'Fern',
+      tag: 'green',
+    });
+    await controller.create(fern(8n), request);
+    await expect(controller.create(fern(8n), request)).resolves.toEqual({
+      name: 'Fern',
+    });
+    expect(table.rows.size).toBe(2);
+    expect(await counted()).toEqual({ created: 2, replayed: 2, conflicts: 0 });
+  });
+
+  it.each([
+    ['another name', { id: 7n, name: 'Moss', tag: 'green' }],
+    ['another tag', { id: 7n, name: 'Fern', tag: 'blue' }],
+    ['no tag', { id: 7n, name: 'Fern' }],
+  ])(
+    'refuses %s under a taken id with 409, keeping what was stored',
+    async (_case, other) => {
+      const table = new FakePlantsTable();
+      const { controller, request, counted } = await plantsOn(table);
+      await controller.create(fern(7n, 'green'), request);
+      const error = await failureOf(
+        controller.create(other as NewPlant, request),
+      );
+      expect(error).toBeInstanceOf(ApiError);
+      expect({
+        status: (error as ApiError).getStatus(),
+        message: (error as ApiError).message,
+      }).toEqual({
+        status: 409,
+        message:
+          'A plant with this id already exists with a different name or tag.',
+      });
+      expect(table.rows.get('7')).toEqual({
+        id: '7',
+        name: 'Fern',
+        tag: 'green',
+      });
+      expect(await counted()).toEqual({
+        created: 1,
+        replayed: 0,
+        conflicts: 1,
+      });
+    },
+  );
+
+  it('refuses a tag given to a plant stored without one with 409', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table);
+    await controller.create(fern(3n), request);
+    expect(
+      (
+        (await failureOf(controller.create(fern(3n, 'x'), request))) as ApiError
+      ).getStatus(),
+    ).toBe(409);
+  });
+
+  it('tries again on a fresh connection when the database ended it, up to 3 attempts in all', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table);
+    table.failures = [lost(), lost()];
+    await expect(controller.create(fern(1n), request)).resolves.toEqual({
+      name: 'Fern',
+    });
+    expect(table.statements).toHaveLength(3);
+
+    table.failures = [lost(), lost(), lost()];
+    table.statements.length = 0;
+    expect(await failureOf(controller.create(fern(2n), request))).toEqual(
+      lost(),
+    );
+    expect(table.statements).toHaveLength(3);
+    expect(table.rows.has('2')).toBe(false);
+  });
+
+  it('does not repeat a statement that failed for another reason', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table);
+    const invalid = Object.assign(new Error('invalid input syntax'), {
+      code: '22P02',
+    });
+    table.failures = [invalid];
+    expect(await failureOf(controller.create(fern(1n), request))).toBe(invalid);
+    expect(table.statements).toHaveLength(1);
+  });
+
+  it('never writes the plant of a client that left before it was sent (499)', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, client } = await plantsOn(table);
+    client.destroyed = true;
+    const gone = await failureOf(controller.create(fern(1n), request));
+    expect((gone as ApiError).getStatus()).toBe(499);
+    const unwritable = await plantsOn(table);
+    unwritable.client.writable = false;
+    const alsoGone = await failureOf(
+      unwritable.controller.create(fern(2n), unwritable.request),
+    );
+    expect((alsoGone as ApiError).getStatus()).toBe(499);
+    expect(table.statements).toEqual([]);
+  });
+
+  it('refuses at once, sending nothing, while the database is known not to commit', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, health } = await plantsOn(table);
+    table.refusing = true;
+    table.failures = [refused()];
+    await failureOf(controller.create(fern(1n), request));
+    expect(health.canCommit).toBe(false);
+    table.statements.length = 0;
+    expect(
+      await failureOf(controller.create(fern(2n), request)),
+    ).toBeInstanceOf(DatabaseDownError);
+    expect(table.statements).toEqual([]);
+    health.beforeApplicationShutdown(); // its probes stop
+  });
+
+  it('gives up on a silent database by the request deadline', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table, {
+      databaseRequestTimeoutMs: 20,
+    });
+    table.hung = true;
+    expect(
+      await failureOf(controller.create(fern(1n), request)),
+    ).toBeInstanceOf(DatabaseDeadlineError);
+  });
+
+  it('says it is not overloaded while its insert queue is empty', async () => {
+    const { service } = await plantsOn(new FakePlantsTable());
+    expect(service.isOverloaded).toBe(false);
+  });
+
+  it('fails, naming the fault, when a taken id has no row to read', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table);
+    table.vanished.add('5');
+    await expect(controller.create(fern(5n), request)).rejects.toThrow(
+      'A taken plant id has no row.',
+    );
+  });
+
+  it('shows a statement in flight in its metrics while the database works on it', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, metrics } = await plantsOn(table, {
+      databaseRequestTimeoutMs: 60_000,
+    });
+    table.hung = true;
+    void controller.create(fern(1n), request).catch(() => undefined);
+    await eventually('the statement in flight', async () =>
+      (await metrics.registry.metrics()).includes(
+        'plant_insert_statements_in_flight 1',
+      )
+        ? true
+        : undefined,
+    );
+  });
+});

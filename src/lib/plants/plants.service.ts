@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { isLostConnection } from '../database/database-errors.js';
+import { ApiError } from '../errors/api-error.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { NewPlant } from './dto/new-plant.dto.js';
+import { Plant } from './dto/plant.dto.js';
+import { PlantCreatedEvent } from './plant-created.event.js';
+import { PlantEvents } from './plant-events.js';
+import { PlantsSettings } from './plants-module.options.js';
+import { PlantsRepository } from './plants.repository.js';
+import { isInt64 } from '../field-rules/int64.js';
+
+/** A stored plant, as findById gives it: the id exact, in decimal. */
+export interface StoredPlant {
+  id: string;
+  name: string;
+  tag?: string;
+}
+
+const DECIMAL_INTEGER = /^-?(?:0|[1-9]\d*)$/;
+
+/** The int64 that `id` writes, or undefined: findById takes a route's parameter as it is. */
+function int64Of(id: string | bigint): bigint | undefined {
+  if (typeof id === 'string' && !DECIMAL_INTEGER.test(id)) return undefined;
+  const value = BigInt(id);
+  return isInt64(value) ? value : undefined;
+}
+
+const LOST_CONNECTION_ATTEMPTS = 3;
+
+/**
+ * Creates plants. The id is unique; the database, not this process, decides races: the
+ * INSERT skips an existing id (ON CONFLICT DO NOTHING) and only then is the stored row
+ * read. The same content again is a safe retry (200, nothing written); other content under
+ * a taken id is a conflict (409).
+ */
+@Injectable()
+export class PlantsService {
+  constructor(
+    private readonly plants: PlantsRepository,
+    private readonly metrics: MetricsService,
+    private readonly settings: PlantsSettings,
+    private readonly events: PlantEvents,
+  ) {}
+
+  /**
+   * The stored plant with this id, or undefined when there is none (or `id` is not an
+   * int64: a host's route may pass its string parameter straight in). Bounded like a
+   * create: past databaseRequestTimeoutMs, or with the database down, it rejects.
+   */
+  async findById(id: string | bigint): Promise<StoredPlant | undefined> {
+    const value = int64Of(id);
+    if (value === undefined) return undefined;
+    const row = await this.plants.findById(
+      value.toString(),
+      Date.now() + this.settings.databaseRequestTimeoutMs,
+    );
+    if (row === undefined) return undefined;
+    return row.tag === null
+      ? { id: row.id, name: row.name }
+      : { id: row.id, name: row.name, tag: row.tag };
+  }
+
+  /** True while a new create would be refused 503 at once: load shedding asks first. */
+  get isOverloaded(): boolean {
+    return this.plants.isOverloaded;
+  }
+
+  /**
+   * A pooled connection the server has ended (a restart, pg_terminate_backend) fails at
+   * once; so may the next few, ended in the same sweep. Repeating is safe: if a lost
+   * attempt did store the plant, the next one replays it. A database that cannot answer
+   * is left to the exception filter (503). The whole database part of the create, retries
+   * included, ends within the databaseRequestTimeoutMs option. `clientGone` says whether the client
+   * has left: a plant not yet sent to the database then is never written.
+   */
+  async create(newPlant: NewPlant, clientGone?: () => boolean): Promise<Plant> {
+    const deadline = Date.now() + this.settings.databaseRequestTimeoutMs;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.createOrReplay(newPlant, deadline, clientGone);
+      } catch (error) {
+        if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
+          throw error;
+      }
+    }
+  }
+
+  private async createOrReplay(
+    { id, name, tag }: NewPlant,
+    deadline: number,
+    clientGone: (() => boolean) | undefined,
+  ): Promise<Plant> {
+    const row = { id: id.toString(), name, tag: tag ?? null };
+    const outcome = await this.plants.insertOrSkip({
+      row,
+      deadline,
+      clientGone,
+    });
+    if (outcome === 'created') {
+      this.metrics.plantsCreated.inc();
+      this.events.created(new PlantCreatedEvent(row.id, name, tag));
+      return Plant.of(name, tag);
+    }
+
+    // Plants are never deleted, so a taken id is always there to read.
+    const stored = await this.plants.findById(row.id, deadline);
+    if (stored === undefined) throw new Error('A taken plant id has no row.');
+    if (stored.name !== row.name || stored.tag !== row.tag) {
+      this.metrics.plantConflicts.inc();
+      throw ApiError.conflict(
+        'A plant with this id already exists with a different name or tag.',
+      );
+    }
+    this.metrics.plantReplays.inc();
+    return Plant.of(stored.name, stored.tag);
+  }
+}

@@ -1,0 +1,101 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type DynamicModule,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+} from '@nestjs/common';
+import { AuthModule } from '../lib/auth/auth.module.js';
+import { AppConfigModule } from './config/config.module.js';
+import { Environment } from './config/environment.js';
+import { DatabaseModule } from './database/database.module.js';
+import { ApiErrorsModule } from '../lib/errors/api-errors.module.js';
+import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { LoggingModule } from './logging/logging.module.js';
+import { MetricsEndpointModule } from './metrics/metrics-endpoint.module.js';
+import { MetricsModule } from '../lib/metrics/metrics.module.js';
+import { CreateAdmission } from './load-shedding/create-admission.js';
+import { PlantRoutes } from '../lib/plants/plant-routes.js';
+import { PlantsModule } from '../lib/plants/plants.module.js';
+import { ServiceTokens, ServiceTokensModule } from './config/service-tokens.js';
+
+/** Bearer tokens from the service's settings; the health probes share this one module. */
+const auth = AuthModule.forRootAsync({
+  imports: [ServiceTokensModule],
+  inject: [Environment, ServiceTokens],
+  useFactory: (env: Environment, tokens: ServiceTokens) => ({
+    tokens: tokens.accepted,
+    tokenStoreMaxTokens: env.TOKEN_STORE_MAX_TOKENS,
+    tokenSyncMaxStalenessMs: env.TOKEN_SYNC_MAX_STALENESS_MS,
+    tokenResyncIntervalMs: env.TOKEN_RESYNC_INTERVAL_MS,
+    tokenLookupConcurrency: env.TOKEN_LOOKUP_CONCURRENCY,
+    authFailureLimit: env.AUTH_FAILURE_LIMIT,
+    authFailureWindowMs: env.AUTH_FAILURE_WINDOW_MS,
+    tokenRateLimit: env.TOKEN_RATE_LIMIT,
+    tokenRateWindowMs: env.TOKEN_RATE_WINDOW_MS,
+  }),
+  // Deny by default: every route of the service needs a token unless @Public().
+  globalGuard: true,
+});
+
+/**
+ * The service's composition root: the feature modules configured from its validated
+ * environment, and what only the service has (logging, health, metrics, the drain, the
+ * exception filter for every other route, load shedding). Cross-cutting pieces are
+ * providers (APP_FILTER in ApiErrorsModule, APP_GUARD in AuthModule), so a test that boots
+ * AppModule gets what production runs. Only the configuration is global.
+ */
+@Module({
+  imports: [
+    LoggingModule,
+    LifecycleModule,
+    DatabaseModule,
+    ApiErrorsModule,
+    MetricsModule,
+    MetricsEndpointModule,
+    auth,
+    PlantsModule.forRootAsync({
+      inject: [Environment],
+      useFactory: (env: Environment) => ({
+        bodyLimit: env.BODY_LIMIT,
+        databaseRequestTimeoutMs: env.DATABASE_REQUEST_TIMEOUT_MS,
+        insertQueueLimit: env.INSERT_QUEUE_LIMIT,
+        insertQueueWaitMs: env.INSERT_QUEUE_WAIT_MS,
+      }),
+    }),
+    HealthModule.forRoot(auth),
+  ],
+  providers: [CreateAdmission],
+})
+export class AppModule implements NestModule {
+  static forRoot(environment: Environment): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [AppConfigModule.forRoot(environment)],
+    };
+  }
+
+  constructor(
+    private readonly admission: CreateAdmission,
+    private readonly plantRoutes: PlantRoutes,
+  ) {}
+
+  /**
+   * Load shedding follows the create wherever Nest mounts it (PlantsModule's `path`, a
+   * global prefix). The same instance also answers in front of Express (createApp), for
+   * the paths it learns here: see CreateAdmission.inFrontOf.
+   */
+  configure(consumer: MiddlewareConsumer): void {
+    const admission = this.admission;
+    consumer
+      .apply(function createAdmission(
+        request: IncomingMessage,
+        response: ServerResponse,
+        next: () => void,
+      ) {
+        admission.use(request, response, next);
+      })
+      .forRoutes(this.plantRoutes.create);
+  }
+}

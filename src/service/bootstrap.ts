@@ -1,0 +1,157 @@
+import cluster from 'node:cluster';
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.setup.js';
+import { runClusterPrimary } from './cluster.js';
+import {
+  ConfigurationError,
+  deprecatedSettingsIn,
+  Environment,
+  validateEnvironment,
+} from './config/environment.js';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
+import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { stopWhenStdinCloses } from './lifecycle/stdin-close.js';
+import { handleStopSignals } from './lifecycle/stop-signals.js';
+import { createLogger } from './logging/logging.module.js';
+import { ServiceTokens } from './config/service-tokens.js';
+
+const logger = new Logger('PlantStore');
+
+/**
+ * The development token exists so that `npm start` works on a fresh clone; it is shown
+ * on the terminal, and never goes through the logger.
+ */
+function printDevelopmentToken(token: string, env: Environment): void {
+  const host =
+    env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
+  process.stdout.write(
+    [
+      '',
+      `Development token (kept in ${env.DATA_DIR}/dev-token): ${token}`,
+      'Try it:',
+      `  curl -s -X POST http://${host}:${env.PORT}/plants \\`,
+      `    -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"id": 1, "name": "Monstera", "tag": "tropical"}'`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Drains HTTP, then closes the pool and the database (embedded PostgreSQL last), then exits. */
+function shutDown(
+  app: NestExpressApplication,
+  env: Environment,
+  signal: NodeJS.Signals,
+): void {
+  logger.log(
+    `${signal} received: draining requests, then closing the database`,
+  );
+  app
+    .get(GracefulShutdown)
+    .drain({
+      delayMs: env.SHUTDOWN_DELAY_MS,
+      timeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    })
+    .then(() => app.close())
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(
+          'Shutdown failed',
+          error instanceof Error ? error.stack : error,
+        );
+        process.exit(1);
+      },
+    );
+}
+
+/**
+ * The address as bound: 0.0.0.0 (every IPv4 address) stays 0.0.0.0, where Nest's getUrl()
+ * would name 127.0.0.1, which a container's port mapping never reaches.
+ */
+function listeningOn(app: NestExpressApplication): string {
+  const { address, port } = app.getHttpServer().address() as AddressInfo;
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+async function bootstrap(env: Environment): Promise<void> {
+  // Listening from the start: a signal while the embedded database starts must not kill
+  // the process before it can stop the database.
+  let stopSignal: NodeJS.Signals | undefined;
+  let running: NestExpressApplication | undefined;
+  handleStopSignals({
+    stop: (signal) => {
+      stopSignal = signal;
+      if (running !== undefined) shutDown(running, env, signal);
+    },
+    hurry: () => running?.get(GracefulShutdown).hurry(),
+  });
+
+  const app = await createApp(env);
+  if (stopSignal === undefined) {
+    await app.listen(env.PORT, env.HOST);
+    logger.log(
+      `Plant Store listening on ${listeningOn(app)} (Node.js ${process.version})`,
+    );
+  }
+  running = app;
+  if (stopSignal !== undefined) {
+    shutDown(app, env, stopSignal);
+    return;
+  }
+  const { developmentToken } = app.get(ServiceTokens);
+  if (developmentToken !== undefined)
+    printDevelopmentToken(developmentToken, env);
+}
+
+/**
+ * The one validation of the process's settings; everything else is handed the result. The
+ * logger is installed here, before anything can log: JSON lines from the first one.
+ */
+function validatedEnvironment(): Environment {
+  let env: Environment;
+  try {
+    env = validateEnvironment(process.env);
+  } catch (error) {
+    // LOG_FORMAT and LOG_LEVEL may be among the refused settings: the defaults log it.
+    Logger.overrideLogger(createLogger(new Environment()));
+    throw error;
+  }
+  Logger.overrideLogger(createLogger(env));
+  // Once per start: workers of WEB_CONCURRENCY read the same environment.
+  if (cluster.isPrimary)
+    for (const warning of deprecatedSettingsIn(process.env))
+      logger.warn(warning);
+  return env;
+}
+
+// async: a refused setting rejects, and is logged below, instead of an uncaught exception's
+// stack trace on stderr.
+async function start(): Promise<void> {
+  const env = validatedEnvironment();
+  // The primary watches, whether it runs the service or WEB_CONCURRENCY workers: its stop
+  // path stops them. (Its handlers are set before the pipe's end can be read.)
+  if (env.STOP_WHEN_STDIN_CLOSES && cluster.isPrimary) stopWhenStdinCloses();
+  if (cluster.isPrimary && env.WEB_CONCURRENCY > 1) {
+    runClusterPrimary(env);
+    return;
+  }
+  await bootstrap(env);
+}
+
+/** Starts the cluster primary or the service, or logs why it cannot and exits 1. */
+export function startService(): void {
+  start().catch((error: unknown) => {
+    if (error instanceof ConfigurationError) {
+      logger.error(error.message);
+    } else {
+      logger.error(
+        'The service failed to start',
+        error instanceof Error ? error.stack : error,
+      );
+    }
+    process.exit(1);
+  });
+}

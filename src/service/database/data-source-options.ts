@@ -1,0 +1,38 @@
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import type { Environment } from '../config/environment.js';
+import { MIGRATIONS } from '../../lib/database/migrations/index.js';
+
+export type DatabaseSettings = Pick<
+  Environment,
+  | 'DATABASE_POOL_SIZE'
+  | 'DATABASE_CONNECT_TIMEOUT_MS'
+  | 'DATABASE_QUERY_TIMEOUT_MS'
+>;
+
+/**
+ * The one TypeORM options object, for the service and the migration command alike.
+ * Every wait is bounded so that a dead database costs a request seconds, never a hang:
+ * connecting (connectTimeoutMS), a statement on the server (statement_timeout) and the
+ * answer on the client side (query_timeout, a little longer, for a server that is gone).
+ */
+export function dataSourceOptions(
+  url: string,
+  settings: DatabaseSettings,
+): PostgresDataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    applicationName: 'plant-store',
+    synchronize: false,
+    migrationsRun: false,
+    migrations: MIGRATIONS,
+    logging: ['migration'],
+    poolSize: settings.DATABASE_POOL_SIZE,
+    connectTimeoutMS: settings.DATABASE_CONNECT_TIMEOUT_MS,
+    extra: {
+      statement_timeout: settings.DATABASE_QUERY_TIMEOUT_MS,
+      query_timeout: settings.DATABASE_QUERY_TIMEOUT_MS + 1_000,
+      keepAlive: true,
+    },
+  };
+}

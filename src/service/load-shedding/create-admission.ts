@@ -1,0 +1,208 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { ApiError } from '../../lib/errors/api-error.js';
+import {
+  type ConnectionAfterAnswer,
+  ErrorAnswer,
+} from '../../lib/errors/error-answer.js';
+import {
+  bodyLimitBytes,
+  declaredLength,
+} from '../../lib/request-body/request-body.js';
+import { discardBody } from '../http-server/unread-body.js';
+import {
+  MetricsService,
+  type ShedReason,
+} from '../../lib/metrics/metrics.service.js';
+import { PlantsService } from '../../lib/plants/plants.service.js';
+
+type Next = () => void;
+type RequestListener = (
+  request: IncomingMessage,
+  response: ServerResponse,
+) => void;
+
+// Paths kept at most: the route has one, a few more spellings of it (case, a trailing
+// slash) at worst; never one per client.
+const MAX_ROUTE_PATHS = 16;
+
+/**
+ * A request's path as Express matches routes by default: without the query string, case
+ * folded, a trailing slash dropped.
+ */
+function routePathOf(request: IncomingMessage): string {
+  const path = (request.url ?? '').split('?')[0].toLowerCase();
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+// Set on a request once admitted: one admitted in front of Express (inFrontOf) still meets
+// this middleware on the route.
+const admitted = Symbol('admitted');
+type AdmittedRequest = IncomingMessage & { [admitted]?: true };
+
+/** A create let in while every work slot was taken: it waits, before any work, for one. */
+interface WaitingCreate {
+  request: IncomingMessage;
+  response: ServerResponse;
+  handOn: Next;
+  /**
+   * Epoch ms it arrived: one that has waited CREATE_WAITING_TIMEOUT_MS when its turn comes
+   * is refused instead.
+   */
+  since: number;
+}
+
+/**
+ * Load shedding for POST /plants, decided before any other work. Past its capacity the main
+ * thread is the limit, and every create taken makes all the others later: so at most
+ * CREATE_CONCURRENCY_LIMIT creates are worked on at once, up to CREATE_WAITING_LIMIT more
+ * wait their turn in arrival order, before any work (a burst that size is taken, not
+ * refused), and past both, or while the insert queue is overloaded
+ * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once. A refusal
+ * must cost a small fraction of a create, or refusing would itself eat the capacity: it keeps
+ * the connection when the body is small enough to discard. Other methods and routes are never
+ * refused nor held. Refusals in front of Express never reach the request log or metrics (only
+ * one by the middleware, at a path not yet learned, would), so they are counted here
+ * (plants_shed_total, by the bound met). Measured:
+ * bench/RESULTS.md#2026-11-22-phase-7b-128-creates-worked-on-at-once-128-more-waiting-their-turn-before-any-work
+ */
+@Injectable()
+export class CreateAdmission implements NestMiddleware {
+  /** Creates handed on and not yet closed. */
+  private working = 0;
+  private readonly waiting: WaitingCreate[] = [];
+  /** Where the plant route was met, as routePathOf writes it. */
+  private readonly routePaths = new Set<string>();
+  private readonly bodyLimit: number;
+  private readonly refusal = {
+    keep: ErrorAnswer.of(ApiError.overloaded(), 'keep'),
+    close: ErrorAnswer.of(ApiError.overloaded(), 'close'),
+  } satisfies Record<ConnectionAfterAnswer, ErrorAnswer>;
+
+  private readonly shed: Record<ShedReason, number>;
+
+  constructor(
+    private readonly plants: PlantsService,
+    @InjectEnvironment() private readonly env: Environment,
+    metrics: MetricsService,
+  ) {
+    this.bodyLimit = bodyLimitBytes(env.BODY_LIMIT);
+    this.shed = metrics.shedSinceRead;
+    metrics.gauge(
+      'plant_creates_waiting',
+      'Creates waiting, before any work, for one of CREATE_CONCURRENCY_LIMIT slots',
+      () => this.waiting.length,
+    );
+  }
+
+  /**
+   * As the first middleware of the plant routes (AppModule binds it): Nest mounts it where
+   * the routes are, a global prefix included, and each path it meets is learned for
+   * inFrontOf.
+   */
+  use(request: AdmittedRequest, response: ServerResponse, next: Next): void {
+    if (request.method !== 'POST' || request[admitted] === true) {
+      next();
+      return;
+    }
+    if (this.routePaths.size < MAX_ROUTE_PATHS)
+      this.routePaths.add(routePathOf(request));
+    this.admit(request, response, next);
+  }
+
+  /**
+   * The same decision in front of Express, for the paths the route was met at (createApp
+   * installs it on the service's server): a refusal there skips Express's routing and
+   * middleware, which cost about as much again as the refusal itself under overload, where
+   * thousands are refused a second. A path not yet learned goes through to use(). Measured:
+   * bench/RESULTS.md#2026-11-23-issue-19-the-modules-as-a-library-before-and-after-and-the-standard-body-parser
+   */
+  inFrontOf(listener: RequestListener): RequestListener {
+    return (request, response) => {
+      if (
+        request.method === 'POST' &&
+        this.routePaths.has(routePathOf(request))
+      )
+        this.admit(request, response, () => listener(request, response));
+      else listener(request, response);
+    };
+  }
+
+  private admit(
+    request: AdmittedRequest,
+    response: ServerResponse,
+    next: Next,
+  ): void {
+    request[admitted] = true;
+    const bound = this.boundMet();
+    if (bound !== undefined) this.refuse(request, response, bound);
+    else if (this.working < this.env.CREATE_CONCURRENCY_LIMIT)
+      this.start(response, next);
+    else
+      this.waiting.push({ request, response, handOn: next, since: Date.now() });
+  }
+
+  /** The bound a new create would pass, if any: then it is refused before any work. */
+  private boundMet(): ShedReason | undefined {
+    const { CREATE_CONCURRENCY_LIMIT, CREATE_WAITING_LIMIT } = this.env;
+    if (
+      this.working + this.waiting.length >=
+      CREATE_CONCURRENCY_LIMIT + CREATE_WAITING_LIMIT
+    )
+      return 'concurrency';
+    return this.plants.isOverloaded ? 'queue' : undefined;
+  }
+
+  private start(response: ServerResponse, handOn: Next): void {
+    this.working += 1;
+    response.once('close', () => {
+      this.working -= 1;
+      this.startWaiting();
+    });
+    handOn();
+  }
+
+  private startWaiting(): void {
+    while (
+      this.working < this.env.CREATE_CONCURRENCY_LIMIT &&
+      this.waiting.length > 0
+    ) {
+      const { request, response, handOn, since } = this.waiting.shift()!;
+      // A client that left while waiting: nothing to answer, nothing to do.
+      if (request.socket.destroyed) continue;
+      if (Date.now() - since >= this.env.CREATE_WAITING_TIMEOUT_MS)
+        this.refuse(request, response, 'queue');
+      else this.start(response, handOn);
+    }
+  }
+
+  private refuse(
+    request: IncomingMessage,
+    response: ServerResponse,
+    bound: ShedReason,
+  ): void {
+    this.shed[bound] += 1;
+    const connection = this.connectionAfterRefusal(request);
+    // Read and dropped, so that the connection can carry the client's next request.
+    if (connection === 'keep') discardBody(request);
+    this.refusal[connection].writeTo(response);
+  }
+
+  /**
+   * Kept when the body is declared and small (at most BODY_LIMIT): reading it costs less
+   * than a new connection. Closed when it is chunked (no size known), larger, or waits for
+   * `100 Continue` (the client may never send it).
+   */
+  private connectionAfterRefusal(
+    request: IncomingMessage,
+  ): ConnectionAfterAnswer {
+    if (
+      request.headers['transfer-encoding'] !== undefined ||
+      request.headers.expect !== undefined
+    )
+      return 'close';
+    const length = declaredLength(request) ?? 0;
+    return length <= this.bodyLimit ? 'keep' : 'close';
+  }
+}

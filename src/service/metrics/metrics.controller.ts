@@ -1,0 +1,41 @@
+import { All, Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../../lib/auth/public.decorator.js';
+import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
+import { MetricsService } from '../../lib/metrics/metrics.service.js';
+
+/** GET /metrics on the API port, unless turned off or moved to METRICS_PORT. */
+@ApiExcludeController()
+@Public()
+@Controller('metrics')
+export class MetricsController {
+  constructor(
+    private readonly metrics: MetricsService,
+    @InjectEnvironment() private readonly env: Environment,
+  ) {}
+
+  @Get()
+  async scrape(
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    this.refuseWhenNotServedHere();
+    const { contentType, body } = await this.metrics.render();
+    response.type(contentType);
+    return body;
+  }
+
+  /** After the GET: another method is 405 with Allow, where /metrics is served at all. */
+  @All()
+  rejectOtherMethods(): never {
+    this.refuseWhenNotServedHere();
+    throw ApiError.methodNotAllowed(READ_METHODS);
+  }
+
+  private refuseWhenNotServedHere(): void {
+    if (!this.env.METRICS_ENABLED || this.env.METRICS_PORT !== undefined) {
+      throw new ApiError(HttpStatus.NOT_FOUND);
+    }
+  }
+}
