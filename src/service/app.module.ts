@@ -83,7 +83,7 @@ export class AppModule implements NestModule {
 
   /**
    * Load shedding follows the create wherever Nest mounts it (PlantsModule's `path`, a
-   * global prefix). The same instance also answers in front of Express (createApp), for
+   * global prefix). The same instance also answers in front of Express (the front door), for
    * the paths it learns here: see CreateAdmission.inFrontOf.
    */
   configure(consumer: MiddlewareConsumer): void {

@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HttpStatus } from '@nestjs/common';
 import { ErrorAnswer } from '../../lib/errors/error-answer.js';
@@ -15,14 +14,15 @@ const STATUS_BY_PARSER_ERROR: Readonly<Record<string, number>> = {
  * too large) never reach Express. Node's default answer has no body; this one gives them
  * the same Error body as every other failure, then closes the connection.
  */
-export function answerClientErrorsWithErrorBody(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const status =
-      STATUS_BY_PARSER_ERROR[error.code ?? ''] ?? HttpStatus.BAD_REQUEST;
-    socket.end(ErrorAnswer.forStatus(status, 'close').toRawResponse());
-  });
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status =
+    STATUS_BY_PARSER_ERROR[error.code ?? ''] ?? HttpStatus.BAD_REQUEST;
+  socket.end(ErrorAnswer.forStatus(status, 'close').toRawResponse());
 }

@@ -21,8 +21,9 @@ type ConnectionListener = (this: Server, socket: Socket) => void;
  * reset may discard the answer before the client reads it). Node's own
  * server.maxConnections closes such connections with no answer at all.
  *
- * Node's HTTP server serves a connection from its one 'connection' listener; this wraps
- * it, and fails at start should Node ever register it otherwise.
+ * Node's HTTP server serves a connection from its one 'connection' listener, registered
+ * when the server is made; this takes it over (the front door calls this first, before any
+ * other listener exists), and fails at start should Node ever register it otherwise.
  */
 export function capConnections(server: Server, max: number): void {
   if (max === 0) return;
@@ -32,7 +33,7 @@ export function capConnections(server: Server, max: number): void {
       `Expected Node's HTTP server to serve connections from one 'connection' listener, found ${listeners.length}.`,
     );
   const [serve] = listeners;
-  server.removeAllListeners('connection');
+  server.removeListener('connection', serve);
   const refusal = ErrorAnswer.of(
     ApiError.overloaded(),
     'close',

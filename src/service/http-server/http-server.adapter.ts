@@ -1,16 +1,13 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Environment } from '../config/environment.js';
-import { capConnections } from './connection-cap.js';
-import { answerExpectations, withProtocolChecks } from './protocol-checks.js';
 
 export type ServerSettings = Pick<
   Environment,
   | 'HTTP_HEADERS_TIMEOUT_MS'
   | 'HTTP_REQUEST_TIMEOUT_MS'
   | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'
-  | 'HTTP_MAX_CONNECTIONS'
   | 'HTTP_LISTEN_BACKLOG'
 >;
 
@@ -22,8 +19,10 @@ export type ServerSettings = Pick<
  *   balancer, not this server, closes idle connections (no reset on a reused socket).
  * Node checks these every connectionsCheckingInterval (30 s by default): a second here
  * makes the bounds hold to the second. Nest creates the server in initHttpServer, and
- * only the constructor takes that interval, hence this override. The Host and Expect
- * checks Node would answer without a body are made in protocol-checks.ts instead.
+ * only the constructor takes that interval, hence this override. The server is made with
+ * no listener of ours: the front door (front-door.ts) puts every one on it, in order, once
+ * the application's providers exist; the Host and Expect checks Node would answer without
+ * a body are among them (requireHostHeader: false).
  */
 export class TimedExpressAdapter extends ExpressAdapter {
   constructor(private readonly timeouts: ServerSettings) {
@@ -36,20 +35,15 @@ export class TimedExpressAdapter extends ExpressAdapter {
         'HTTPS is terminated in front of this service, not by it.',
       );
     }
-    const server = createServer(
-      {
-        requireHostHeader: false,
-        headersTimeout: this.timeouts.HTTP_HEADERS_TIMEOUT_MS,
-        requestTimeout: this.timeouts.HTTP_REQUEST_TIMEOUT_MS,
-        keepAliveTimeout: this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-        connectionsCheckingInterval: 1_000,
-      },
-      withProtocolChecks(this.getInstance<RequestListener>()),
-    );
-    answerExpectations(server);
+    const server = createServer({
+      requireHostHeader: false,
+      headersTimeout: this.timeouts.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeout: this.timeouts.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: 1_000,
+    });
     // Older Node versions ignore keepAliveTimeout in the options; the property always works.
     server.keepAliveTimeout = this.timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS;
-    capConnections(server, this.timeouts.HTTP_MAX_CONNECTIONS);
     this.setHttpServer(server);
   }
 

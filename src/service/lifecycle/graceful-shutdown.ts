@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { InFlightResponses } from './in-flight-responses.js';
 import { ShutdownState } from './shutdown-state.js';
@@ -23,7 +23,7 @@ export interface DrainTimes {
  * within the timeout, and only then does the caller close the pool and the database.
  */
 @Injectable()
-export class GracefulShutdown implements OnApplicationBootstrap {
+export class GracefulShutdown {
   private readonly logger = new Logger('Shutdown');
   private readonly inFlight = new InFlightResponses();
   private readonly hurried = new AbortController();
@@ -33,16 +33,14 @@ export class GracefulShutdown implements OnApplicationBootstrap {
     private readonly state: ShutdownState,
   ) {}
 
-  onApplicationBootstrap(): void {
-    // Prepended, so it runs before Express sees the request.
-    this.server().prependListener(
-      'request',
-      (_request: IncomingMessage, response: ServerResponse) => {
-        this.inFlight.add(response);
-        if (this.state.isShuttingDown)
-          response.setHeader('Connection', 'close');
-      },
-    );
+  /**
+   * Every request, before anything else sees it (the front door calls this first): it is
+   * in flight until its response closes, and once the drain has begun its answer says
+   * `Connection: close`.
+   */
+  track(_request: IncomingMessage, response: ServerResponse): void {
+    this.inFlight.add(response);
+    if (this.state.isShuttingDown) response.setHeader('Connection', 'close');
   }
 
   /** Resolves once every connection is closed, or the timeout forced them closed. */

@@ -16,7 +16,7 @@ import {
 import type { Environment } from '../config/environment.js';
 import { eventually } from '../../../test-kit/poll.js';
 import { MetricsService } from '../../lib/metrics/metrics.service.js';
-import { withProtocolChecks } from '../http-server/protocol-checks.js';
+import { closeConnectionIfBodyUnread } from '../http-server/unread-body.js';
 import { CreateAdmission } from './create-admission.js';
 import type { PlantsService } from '../../lib/plants/plants.service.js';
 
@@ -69,25 +69,23 @@ describe('CreateAdmission', () => {
     // The plant route as Nest mounts it: the admission once per route of the controller
     // (POST /plants matches two), then the rest of the route, stood in for by a handler
     // that answers whatever is admitted with 200.
-    // Behind the protocol checks, as on the service's server (they close the connection of
-    // an answer sent before its body arrived, unless the body is being discarded).
-    server = createServer(
-      withProtocolChecks((request, response) =>
-        admission.use(request, response, () =>
-          admission.use(request, response, () => {
-            let body = '';
-            request.setEncoding('utf8');
-            request.on('data', (chunk: string) => (body += chunk));
-            request.on('end', () =>
-              holding
-                ? held.push({ body, response })
-                : response.end('admitted'),
-            );
-          }),
-        ),
-      ),
-    );
-    // As the service's server does (protocol-checks.ts): no automatic 100 Continue.
+    // Behind the front door's response hook, as on the service's server (it closes the
+    // connection of an answer sent before its body arrived, unless the body is being
+    // discarded).
+    server = createServer((request, response) => {
+      closeConnectionIfBodyUnread(request, response);
+      admission.use(request, response, () =>
+        admission.use(request, response, () => {
+          let body = '';
+          request.setEncoding('utf8');
+          request.on('data', (chunk: string) => (body += chunk));
+          request.on('end', () =>
+            holding ? held.push({ body, response }) : response.end('admitted'),
+          );
+        }),
+      );
+    });
+    // As the service's server does (front-door.ts): no automatic 100 Continue.
     server.on('checkContinue', (request, response) =>
       server.emit('request', request, response),
     );

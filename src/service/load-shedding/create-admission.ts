@@ -112,8 +112,8 @@ export class CreateAdmission implements NestMiddleware {
   }
 
   /**
-   * The same decision in front of Express, for the paths the route was met at (createApp
-   * installs it on the service's server): a refusal there skips Express's routing and
+   * The same decision in front of Express, for the paths the route was met at (the front door,
+   * front-door.ts, puts it on the service's server): a refusal there skips Express's routing and
    * middleware, which cost about as much again as the refusal itself under overload, where
    * thousands are refused a second. A path not yet learned goes through to use(). Measured:
    * bench/RESULTS.md#2026-11-23-issue-19-the-modules-as-a-library-before-and-after-and-the-standard-body-parser

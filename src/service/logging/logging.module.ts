@@ -153,7 +153,7 @@ export function createLogger(env: Environment): LoggerService {
       useFactory: loggerParams,
     }),
   ],
-  // Mounted on every request by createApp (app.setup.ts), not through a MiddlewareConsumer.
+  // Mounted on every request by the front door (front-door.ts), not through a MiddlewareConsumer.
   providers: [RequestLogMiddleware],
 })
 export class LoggingModule {}

@@ -6,7 +6,7 @@ import { MetricsModule } from '../../lib/metrics/metrics.module.js';
 
 /**
  * Publishes the metrics: GET /metrics (or its own port) and the request timing of every
- * route (HttpMetricsMiddleware, mounted on every request by createApp in app.setup.ts).
+ * route (HttpMetricsMiddleware, mounted on every request by the front door, front-door.ts).
  * Apart from MetricsModule so that importing a feature module never adds a route.
  */
 @Module({
