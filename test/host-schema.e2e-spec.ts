@@ -6,7 +6,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { hashToken } from '../src/lib/auth/token-hash.js';
-import { DatabaseHealth } from '../src/lib/database/database-health.js';
+import { WriteCircuit } from '../src/lib/database/write-circuit.js';
 import {
   AuthModule,
   PLANT_STORE_MIGRATIONS,
@@ -144,7 +144,7 @@ describe('the modules on a DataSource with a schema', () => {
 
   it('probes commits in the schema', async () => {
     await expect(
-      app.get(DatabaseHealth, { strict: false }).check(),
+      app.get(WriteCircuit, { strict: false }).check(),
     ).resolves.toBeUndefined();
     const { rows } = await sql.query<{ count: number }>(
       'SELECT count(*)::int AS count FROM shop.commit_probe',

@@ -13,18 +13,21 @@ import { ApiErrorsModule } from '../lib/errors/api-errors.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
-import { MetricsEndpointModule } from './metrics/metrics-endpoint.module.js';
+import { MetricsEndpointModule } from './http-metrics/metrics-endpoint.module.js';
 import { MetricsModule } from '../lib/metrics/metrics.module.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
 import { PlantRoutes } from '../lib/plants/plant-routes.js';
 import { PlantsModule } from '../lib/plants/plants.module.js';
-import { ServiceTokens, ServiceTokensModule } from './config/service-tokens.js';
+import {
+  ServiceApiTokens,
+  ServiceApiTokensModule,
+} from './config/service-api-tokens.js';
 
 /** Bearer tokens from the service's settings; the health probes share this one module. */
 const auth = AuthModule.forRootAsync({
-  imports: [ServiceTokensModule],
-  inject: [Environment, ServiceTokens],
-  useFactory: (env: Environment, tokens: ServiceTokens) => ({
+  imports: [ServiceApiTokensModule],
+  inject: [Environment, ServiceApiTokens],
+  useFactory: (env: Environment, tokens: ServiceApiTokens) => ({
     tokens: tokens.accepted,
     tokenStoreMaxTokens: env.TOKEN_STORE_MAX_TOKENS,
     tokenSyncMaxStalenessMs: env.TOKEN_SYNC_MAX_STALENESS_MS,

@@ -4,7 +4,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { openFrontDoor } from './http-server/front-door.js';
-import { TimedExpressAdapter } from './http-server/http-server.adapter.js';
+import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
 
 /**
  * Builds the service exactly as it runs: bootstrap.ts and the e2e tests both call this.

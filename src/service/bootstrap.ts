@@ -14,7 +14,7 @@ import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { stopWhenStdinCloses } from './lifecycle/stdin-close.js';
 import { handleStopSignals } from './lifecycle/stop-signals.js';
 import { createLogger } from './logging/logging.module.js';
-import { ServiceTokens } from './config/service-tokens.js';
+import { ServiceApiTokens } from './config/service-api-tokens.js';
 
 const logger = new Logger('PlantStore');
 
@@ -101,7 +101,7 @@ async function bootstrap(env: Environment): Promise<void> {
     shutDown(app, env, stopSignal);
     return;
   }
-  const { developmentToken } = app.get(ServiceTokens);
+  const { developmentToken } = app.get(ServiceApiTokens);
   if (developmentToken !== undefined)
     printDevelopmentToken(developmentToken, env);
 }

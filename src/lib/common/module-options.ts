@@ -45,11 +45,11 @@ export function buildConfigurableModule<
  */
 export function settingsProvider<Options, Settings>(
   settings: new (options?: Options) => Settings,
-  optionsToken: InjectionToken,
+  optionsKey: InjectionToken,
 ): FactoryProvider<Settings> {
   return {
     provide: settings,
-    inject: [optionsToken],
+    inject: [optionsKey],
     useFactory: (options: Options | undefined) => new settings(options),
   };
 }

@@ -82,7 +82,7 @@ export class DatabaseDeadlineError extends Error {
 }
 
 /**
- * The database is known not to accept commits now (DatabaseHealth): a write is refused at
+ * The database is known not to accept commits now (WriteCircuit): a write is refused at
  * once rather than sent to wait out its deadline.
  */
 export class DatabaseDownError extends Error {

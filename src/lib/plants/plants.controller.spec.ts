@@ -8,7 +8,7 @@ import {
   DatabaseDeadlineError,
   DatabaseDownError,
 } from '../database/database-errors.js';
-import { DatabaseHealth } from '../database/database-health.js';
+import { WriteCircuit } from '../database/write-circuit.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { NewPlant } from './dto/new-plant.dto.js';
@@ -27,7 +27,7 @@ const refused = () =>
 /**
  * Where PostgreSQL would be: a pg pool over a table in memory that does what the two
  * statements ask of PostgreSQL (an INSERT that skips a taken id and returns the ids it
- * wrote, a SELECT by id), counting them; DatabaseHealth's probes commit. `failures` fail the next statements in turn; `hung` leaves them
+ * wrote, a SELECT by id), counting them; WriteCircuit's probes commit. `failures` fail the next statements in turn; `hung` leaves them
  * unanswered.
  */
 class FakePlantsTable {
@@ -35,7 +35,7 @@ class FakePlantsTable {
   readonly statements: string[] = [];
   failures: Error[] = [];
   hung = false;
-  /** Connections refused: DatabaseHealth's probes fail too. */
+  /** Connections refused: WriteCircuit's probes fail too. */
   refusing = false;
   /** Ids taken by a row the SELECT no longer finds (plants are never deleted: a fault). */
   readonly vanished = new Set<string>();
@@ -50,7 +50,7 @@ class FakePlantsTable {
   } as unknown as Pool;
 
   private async query(sql: string, parameters: unknown[]) {
-    // DatabaseHealth's commit probe, after a failure: does the database commit?
+    // WriteCircuit's commit probe, after a failure: does the database commit?
     if (sql.includes('commit_probe')) {
       if (this.refusing) throw refused();
       return { rows: [] };
@@ -96,9 +96,9 @@ async function plantsOn(
   } as unknown as Repository<PlantEntity>;
   const settings = new PlantsSettings(options);
   const metrics = new MetricsService({ driver: {} } as DataSource);
-  const health = new DatabaseHealth(() => table.pool);
+  const writeCircuit = new WriteCircuit(() => table.pool);
   const service = new PlantsService(
-    new PlantsRepository(repository, settings, metrics, health),
+    new PlantsRepository(repository, settings, metrics, writeCircuit),
     metrics,
     settings,
     // A host without @nestjs/event-emitter's module: no emitter to be found.
@@ -118,7 +118,7 @@ async function plantsOn(
   return {
     controller: new PlantsController(service),
     service,
-    health,
+    writeCircuit,
     client,
     request,
     counted,
@@ -273,17 +273,17 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
 
   it('refuses at once, sending nothing, while the database is known not to commit', async () => {
     const table = new FakePlantsTable();
-    const { controller, request, health } = await plantsOn(table);
+    const { controller, request, writeCircuit } = await plantsOn(table);
     table.refusing = true;
     table.failures = [refused()];
     await failureOf(controller.create(fern(1n), request));
-    expect(health.canCommit).toBe(false);
+    expect(writeCircuit.canCommit).toBe(false);
     table.statements.length = 0;
     expect(
       await failureOf(controller.create(fern(2n), request)),
     ).toBeInstanceOf(DatabaseDownError);
     expect(table.statements).toEqual([]);
-    health.beforeApplicationShutdown(); // its probes stop
+    writeCircuit.beforeApplicationShutdown(); // its probes stop
   });
 
   it('gives up on a silent database by the request deadline', async () => {

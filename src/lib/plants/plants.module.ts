@@ -12,8 +12,8 @@ import {
   buildConfigurableModule,
   settingsProvider,
 } from '../common/module-options.js';
-import { DatabaseHealth } from '../database/database-health.js';
-import { DatabaseHealthModule } from '../database/database-health.module.js';
+import { WriteCircuit } from '../database/write-circuit.js';
+import { WriteCircuitModule } from '../database/write-circuit.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { JsonBodyGuard } from '../request-body/json-body.guard.js';
@@ -64,7 +64,7 @@ function partsFor(
     imports: [
       ...(definition.imports ?? []),
       TypeOrmModule.forFeature([PlantEntity], dataSource),
-      DatabaseHealthModule.forDataSource(dataSource),
+      WriteCircuitModule.forDataSource(dataSource),
       MetricsModule,
     ],
     controllers: [create, otherMethods],
@@ -85,14 +85,14 @@ function partsFor(
           getRepositoryToken(PlantEntity, dataSource),
           PlantsSettings,
           MetricsService,
-          DatabaseHealth,
+          WriteCircuit,
         ],
         useFactory: (
           plants: Repository<PlantEntity>,
           settings: PlantsSettings,
           metrics: MetricsService,
-          health: DatabaseHealth,
-        ) => new PlantsRepository(plants, settings, metrics, health),
+          writeCircuit: WriteCircuit,
+        ) => new PlantsRepository(plants, settings, metrics, writeCircuit),
       },
       PlantEvents,
       PlantsService,

@@ -2,7 +2,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { EntityMetadata, Repository } from 'typeorm';
 import { poolOf, queryWithin } from '../database/bounded-query.js';
 import { DatabaseDownError } from '../database/database-errors.js';
-import { DatabaseHealth } from '../database/database-health.js';
+import { WriteCircuit } from '../database/write-circuit.js';
 import {
   type InsertOutcome,
   type InsertRequest,
@@ -70,7 +70,7 @@ export class PlantsRepository {
     private readonly plants: Repository<PlantEntity>,
     settings: PlantsSettings,
     metrics: MetricsService,
-    private readonly health: DatabaseHealth,
+    private readonly writeCircuit: WriteCircuit,
   ) {
     const batcher = new PlantInsertBatcher(
       (rows, deadline) => this.insertRows(rows, deadline),
@@ -94,10 +94,11 @@ export class PlantsRepository {
 
   /**
    * Writes the row unless its id is taken; concurrent calls share one statement. Refused
-   * at once while the database is known not to commit (DatabaseHealth).
+   * at once while the database is known not to commit (WriteCircuit).
    */
   insertOrSkip(request: InsertRequest): Promise<InsertOutcome> {
-    if (!this.health.canCommit) return Promise.reject(new DatabaseDownError());
+    if (!this.writeCircuit.canCommit)
+      return Promise.reject(new DatabaseDownError());
     return this.batcher.insert(request);
   }
 
@@ -126,7 +127,7 @@ export class PlantsRepository {
     rows: PlantRow[],
     deadline: number,
   ): Promise<Set<string>> {
-    const returned = await this.health.write((signal) =>
+    const returned = await this.writeCircuit.write((signal) =>
       queryWithin<{ id: string }>(
         poolOf(this.plants.manager.connection),
         deadline,

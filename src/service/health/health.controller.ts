@@ -12,7 +12,7 @@ import { Public } from '../../lib/auth/public.decorator.js';
 import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
 import { ApiErrorResponses } from '../../lib/errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
-import { DatabaseHealth } from '../../lib/database/database-health.js';
+import { WriteCircuit } from '../../lib/database/write-circuit.js';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 
 export class HealthStatus {
@@ -36,7 +36,7 @@ export class HealthController {
   private readonly instance: string;
 
   constructor(
-    private readonly database: DatabaseHealth,
+    private readonly writeCircuit: WriteCircuit,
     private readonly shutdown: ShutdownState,
     private readonly tokens: TokenVerifier,
     @InjectEnvironment() env: Environment,
@@ -79,7 +79,7 @@ export class HealthController {
         'The service is not ready: its managed tokens are out of date.',
       );
     // A database that cannot commit: its error becomes 503 in the exception filter.
-    await this.database.check();
+    await this.writeCircuit.check();
     return { status: 'ok', instance: this.instance };
   }
 

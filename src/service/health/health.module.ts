@@ -1,10 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { DatabaseHealthModule } from '../../lib/database/database-health.module.js';
+import { WriteCircuitModule } from '../../lib/database/write-circuit.module.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { HealthController } from './health.controller.js';
 
 /**
- * The service's probes. Readiness asks DatabaseHealth (can the database commit?) and the
+ * The service's probes. Readiness asks WriteCircuit (can the database commit?) and the
  * application's TokenVerifier, so forRoot takes the very AuthModule the application
  * imports (the same dynamic module object, which Nest builds once): a second one would
  * hold a second token store.
@@ -16,7 +16,7 @@ export class HealthModule {
       module: HealthModule,
       imports: [
         LifecycleModule,
-        DatabaseHealthModule.forDataSource(),
+        WriteCircuitModule.forDataSource(),
         authModule,
       ],
       controllers: [HealthController],

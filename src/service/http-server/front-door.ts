@@ -6,7 +6,7 @@ import type { Environment } from '../config/environment.js';
 import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
 import { CreateAdmission } from '../load-shedding/create-admission.js';
 import { RequestLogMiddleware } from '../logging/request-log.middleware.js';
-import { HttpMetricsMiddleware } from '../metrics/http-metrics.middleware.js';
+import { HttpMetricsMiddleware } from '../http-metrics/http-metrics.middleware.js';
 import { setupOpenApi } from '../openapi/openapi.js';
 import { answerClientError } from './client-error.handler.js';
 import { capConnections } from './connection-cap.js';

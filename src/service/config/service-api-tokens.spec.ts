@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { ConfiguredTokens } from '../../lib/auth/configured-tokens.js';
 import { hashToken } from '../../lib/auth/token-hash.js';
 import { validateEnvironment } from './environment.js';
-import { loadServiceTokens } from './service-tokens.js';
+import { loadServiceApiTokens } from './service-api-tokens.js';
 
-describe('loadServiceTokens', () => {
+describe('loadServiceApiTokens', () => {
   let dataDir: string;
 
   beforeEach(async () => {
@@ -15,7 +15,7 @@ describe('loadServiceTokens', () => {
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
   it('takes the tokens of API_TOKENS, which AuthModule keeps as hashes only', async () => {
-    const tokens = await loadServiceTokens(
+    const tokens = await loadServiceApiTokens(
       validateEnvironment({
         API_TOKENS: 'first-token-0123456789,second-token-0123456789',
         DATA_DIR: dataDir,
@@ -35,7 +35,7 @@ describe('loadServiceTokens', () => {
   });
 
   it('gives no token on an external database: tokens then come from the api_tokens table', async () => {
-    const tokens = await loadServiceTokens(
+    const tokens = await loadServiceApiTokens(
       validateEnvironment({
         DATABASE_URL: 'postgres://u:p@db/plants',
         DATA_DIR: dataDir,
@@ -47,8 +47,8 @@ describe('loadServiceTokens', () => {
 
   it('makes a development token once for the embedded database, private to its owner, and reuses it', async () => {
     const env = validateEnvironment({ DATA_DIR: dataDir });
-    const first = await loadServiceTokens(env);
-    const second = await loadServiceTokens(env);
+    const first = await loadServiceApiTokens(env);
+    const second = await loadServiceApiTokens(env);
 
     expect(first.developmentToken).toMatch(/^dev_[\w-]{43}$/);
     expect(second.developmentToken).toBe(first.developmentToken);

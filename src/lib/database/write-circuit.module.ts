@@ -3,30 +3,30 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { modulePerConnection } from '../common/module-per-connection.js';
 import { poolOf } from './bounded-query.js';
-import { DATABASE_HEALTH_DEFAULTS, DatabaseHealth } from './database-health.js';
+import { WRITE_CIRCUIT_DEFAULTS, WriteCircuit } from './write-circuit.js';
 import { schemaQualified } from './schema-qualified.js';
 
 /**
- * One DatabaseHealth per TypeORM connection, shared by whoever imports it: the plants'
+ * One WriteCircuit per TypeORM connection, shared by whoever imports it: the plants'
  * writes teach it, readiness asks it.
  */
 @Module({})
-export class DatabaseHealthModule {
+export class WriteCircuitModule {
   /** `dataSource`: the connection's name, as TypeOrmModule.forRoot({ name }) gave it. */
   static readonly forDataSource = modulePerConnection((dataSource) => ({
-    module: DatabaseHealthModule,
+    module: WriteCircuitModule,
     providers: [
       {
-        provide: DatabaseHealth,
+        provide: WriteCircuit,
         inject: [getDataSourceToken(dataSource)],
         useFactory: (source: DataSource) =>
-          new DatabaseHealth(
+          new WriteCircuit(
             () => poolOf(source),
-            DATABASE_HEALTH_DEFAULTS,
+            WRITE_CIRCUIT_DEFAULTS,
             schemaQualified(source, 'commit_probe'),
           ),
       },
     ],
-    exports: [DatabaseHealth],
+    exports: [WriteCircuit],
   }));
 }

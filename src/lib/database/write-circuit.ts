@@ -8,7 +8,7 @@ import {
   isLostConnection,
 } from './database-errors.js';
 
-export interface DatabaseHealthOptions {
+export interface WriteCircuitOptions {
   /**
    * Longest a commit probe may take: past it the database counts as not committing. As
    * long as a create may wait (DATABASE_REQUEST_TIMEOUT_MS's default), so that a database
@@ -29,7 +29,7 @@ export interface DatabaseHealthOptions {
   reuseForMs: number;
 }
 
-export const DATABASE_HEALTH_DEFAULTS: DatabaseHealthOptions = {
+export const WRITE_CIRCUIT_DEFAULTS: WriteCircuitOptions = {
   probeTimeoutMs: 2_000,
   readinessTimeoutMs: 800,
   retryEveryMs: 100,
@@ -51,7 +51,9 @@ interface ProbeResult {
 }
 
 /**
- * Whether the database can commit now, the one place that knows. Writes go through
+ * The write circuit (a circuit breaker in front of every write, not a health probe: the
+ * probes are the service's HealthController, which asks it): whether the database can
+ * commit now, the one place that knows. Writes go through
  * `write`, which learns from their failures; a database found unable to answer is "down":
  * writes are then refused at once (DatabaseDownError, a 503 naming the database) instead
  * of each waiting out DATABASE_REQUEST_TIMEOUT_MS, writes still waiting are released, and
@@ -60,8 +62,8 @@ interface ProbeResult {
  * returns the moment commits flow, so creates resume with it. Readiness asks `check`: the
  * same commit, not a SELECT 1, which a primary answers while it cannot commit.
  */
-export class DatabaseHealth implements BeforeApplicationShutdown {
-  private readonly logger = new Logger('DatabaseHealth');
+export class WriteCircuit implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('WriteCircuit');
   private down: { since: number } | undefined;
   private last: ProbeResult | undefined;
   private inFlight: Promise<void> | undefined;
@@ -72,7 +74,7 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
   /** `probeTable`: the commit_probe table as SQL names it (in the DataSource's schema). */
   constructor(
     private readonly pool: () => Pool,
-    private readonly options: DatabaseHealthOptions = DATABASE_HEALTH_DEFAULTS,
+    private readonly options: WriteCircuitOptions = WRITE_CIRCUIT_DEFAULTS,
     probeTable = 'commit_probe',
   ) {
     this.probeStatement = commitProbe(probeTable);

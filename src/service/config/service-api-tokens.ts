@@ -6,7 +6,7 @@ import { Environment } from './environment.js';
 const DEVELOPMENT_TOKEN_FILE = 'dev-token';
 
 /** The tokens the service hands to AuthModule, from its settings. */
-export class ServiceTokens {
+export class ServiceApiTokens {
   constructor(
     readonly accepted: readonly string[],
     /** Set only for the development token made for the embedded database. */
@@ -19,27 +19,27 @@ export class ServiceTokens {
  * token made once and kept in DATA_DIR. On an external database, none: tokens then come
  * from the api_tokens table (npm run token).
  */
-export async function loadServiceTokens(
+export async function loadServiceApiTokens(
   env: Environment,
-): Promise<ServiceTokens> {
-  if (env.API_TOKENS.length > 0) return new ServiceTokens(env.API_TOKENS);
-  if (env.DATABASE_URL !== undefined) return new ServiceTokens([]);
+): Promise<ServiceApiTokens> {
+  if (env.API_TOKENS.length > 0) return new ServiceApiTokens(env.API_TOKENS);
+  if (env.DATABASE_URL !== undefined) return new ServiceApiTokens([]);
   const token = await readOrCreateSecretFile(
     join(env.DATA_DIR, DEVELOPMENT_TOKEN_FILE),
     { bytes: 32, prefix: 'dev_' },
   );
-  return new ServiceTokens([token], token);
+  return new ServiceApiTokens([token], token);
 }
 
-/** Provides ServiceTokens: AuthModule's options factory and bootstrap.ts's banner read it. */
+/** Provides ServiceApiTokens: AuthModule's options factory and bootstrap.ts's banner read it. */
 @Module({
   providers: [
     {
-      provide: ServiceTokens,
+      provide: ServiceApiTokens,
       inject: [Environment],
-      useFactory: loadServiceTokens,
+      useFactory: loadServiceApiTokens,
     },
   ],
-  exports: [ServiceTokens],
+  exports: [ServiceApiTokens],
 })
-export class ServiceTokensModule {}
+export class ServiceApiTokensModule {}

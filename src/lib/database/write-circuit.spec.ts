@@ -3,10 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { eventually } from '../../../test-kit/poll.js';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
-import {
-  DatabaseHealth,
-  type DatabaseHealthOptions,
-} from './database-health.js';
+import { WriteCircuit, type WriteCircuitOptions } from './write-circuit.js';
 
 const unavailable = () =>
   Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
@@ -17,7 +14,7 @@ const lost = () => new Error('Connection terminated unexpectedly');
  * test can change what the database does), counting the statements.
  */
 function database(
-  timings: DatabaseHealthOptions = {
+  timings: WriteCircuitOptions = {
     probeTimeoutMs: 60_000,
     readinessTimeoutMs: 60_000,
     retryEveryMs: 1,
@@ -36,7 +33,7 @@ function database(
         release: () => {},
       }),
   } as unknown as Pool;
-  const health = new DatabaseHealth(() => pool, timings);
+  const health = new WriteCircuit(() => pool, timings);
   return {
     health,
     statements,
@@ -45,12 +42,12 @@ function database(
 }
 
 /** Resolves once `health` lets writes through again. */
-async function untilUp(health: DatabaseHealth): Promise<void> {
+async function untilUp(health: WriteCircuit): Promise<void> {
   while (!health.canCommit)
     await new Promise((resolve) => setImmediate(resolve));
 }
 
-describe('DatabaseHealth', () => {
+describe('WriteCircuit', () => {
   it('lets writes through and keeps them while the database answers', async () => {
     const { health } = database();
     await expect(health.write(async () => 'written')).resolves.toBe('written');
@@ -172,7 +169,7 @@ describe('DatabaseHealth', () => {
     await health.check();
     expect(statements).toHaveLength(1);
 
-    const down = new DatabaseHealth(
+    const down = new WriteCircuit(
       () =>
         ({
           connect: () => Promise.reject(unavailable()),
@@ -191,7 +188,7 @@ describe('DatabaseHealth', () => {
   });
 });
 
-describe('DatabaseHealth, what starts a probe and what it decides', () => {
+describe('WriteCircuit, what starts a probe and what it decides', () => {
   afterEach(() => {
     vi.useRealTimers();
     vi.restoreAllMocks();
@@ -284,7 +281,7 @@ describe('DatabaseHealth, what starts a probe and what it decides', () => {
       'The database cannot commit now: creates are refused at once until a commit succeeds.',
     );
     expect((warned.mock.contexts[0] as { context?: string }).context).toBe(
-      'DatabaseHealth',
+      'WriteCircuit',
     );
     vi.setSystemTime(1_000_250);
     answers(async () => ({ rows: [] }));
