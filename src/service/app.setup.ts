@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
-import { openFrontDoor } from './http-server/front-door.js';
+import { openFrontDoor } from './front-door.js';
 import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
 
 /**

@@ -1,18 +1,21 @@
 import type { RequestListener, Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
-import { holdContinue } from '../../lib/request-body/expect-continue.js';
-import type { Environment } from '../config/environment.js';
-import { GracefulShutdown } from '../lifecycle/graceful-shutdown.js';
-import { CreateAdmission } from '../load-shedding/create-admission.js';
-import { RequestLogMiddleware } from '../logging/request-log.middleware.js';
-import { HttpMetricsMiddleware } from '../http-metrics/http-metrics.middleware.js';
-import { setupOpenApi } from '../openapi/openapi.js';
-import { answerClientError } from './client-error.handler.js';
-import { capConnections } from './connection-cap.js';
-import { refuseExpectation, refuseWithoutHost } from './protocol-checks.js';
-import { SECURITY_HEADERS } from './security-headers.js';
-import { closeConnectionIfBodyUnread } from './unread-body.js';
+import { holdContinue } from '../lib/request-body/expect-continue.js';
+import type { Environment } from './config/environment.js';
+import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { CreateAdmission } from './load-shedding/create-admission.js';
+import { RequestLogMiddleware } from './logging/request-log.middleware.js';
+import { HttpMetricsMiddleware } from './http-metrics/http-metrics.middleware.js';
+import { setupOpenApi } from './openapi/openapi.js';
+import { answerClientError } from './http-server/client-error.handler.js';
+import { capConnections } from './http-server/connection-cap.js';
+import {
+  refuseExpectation,
+  refuseWithoutHost,
+} from './http-server/protocol-checks.js';
+import { SECURITY_HEADERS } from './http-server/security-headers.js';
+import { closeConnectionIfBodyUnread } from './http-server/unread-body.js';
 
 export type FrontDoorSettings = Pick<
   Environment,
