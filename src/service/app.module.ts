@@ -8,6 +8,10 @@ import {
 import { AuthModule } from '../lib/auth/auth.module.js';
 import { AppConfigModule } from './config/config.module.js';
 import { Environment } from './config/environment.js';
+import {
+  authOptionsFrom,
+  plantsOptionsFrom,
+} from './config/package-options.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ApiErrorsModule } from '../lib/errors/api-errors.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -27,17 +31,7 @@ import {
 const auth = AuthModule.forRootAsync({
   imports: [ServiceApiTokensModule],
   inject: [Environment, ServiceApiTokens],
-  useFactory: (env: Environment, tokens: ServiceApiTokens) => ({
-    tokens: tokens.accepted,
-    tokenStoreMaxTokens: env.TOKEN_STORE_MAX_TOKENS,
-    tokenSyncMaxStalenessMs: env.TOKEN_SYNC_MAX_STALENESS_MS,
-    tokenResyncIntervalMs: env.TOKEN_RESYNC_INTERVAL_MS,
-    tokenLookupConcurrency: env.TOKEN_LOOKUP_CONCURRENCY,
-    authFailureLimit: env.AUTH_FAILURE_LIMIT,
-    authFailureWindowMs: env.AUTH_FAILURE_WINDOW_MS,
-    tokenRateLimit: env.TOKEN_RATE_LIMIT,
-    tokenRateWindowMs: env.TOKEN_RATE_WINDOW_MS,
-  }),
+  useFactory: authOptionsFrom,
   // Deny by default: every route of the service needs a token unless @Public().
   globalGuard: true,
 });
@@ -60,12 +54,7 @@ const auth = AuthModule.forRootAsync({
     auth,
     PlantsModule.forRootAsync({
       inject: [Environment],
-      useFactory: (env: Environment) => ({
-        bodyLimit: env.BODY_LIMIT,
-        databaseRequestTimeoutMs: env.DATABASE_REQUEST_TIMEOUT_MS,
-        insertQueueLimit: env.INSERT_QUEUE_LIMIT,
-        insertQueueWaitMs: env.INSERT_QUEUE_WAIT_MS,
-      }),
+      useFactory: plantsOptionsFrom,
     }),
     HealthModule.forRoot(auth),
   ],

@@ -1,0 +1,35 @@
+import type { AuthModuleOptions } from '../../lib/auth/auth-module.options.js';
+import type { PlantsModuleOptions } from '../../lib/plants/plants-module.options.js';
+import type { Environment } from './environment.js';
+import type { ServiceApiTokens } from './service-api-tokens.js';
+
+/**
+ * The package's options from the service's environment: the one place where the service
+ * turns its settings into what the modules take. The modules never read the environment;
+ * their defaults (AUTH_DEFAULTS, PLANTS_DEFAULTS) are environment.ts's defaults too.
+ */
+export function authOptionsFrom(
+  env: Environment,
+  tokens: ServiceApiTokens,
+): AuthModuleOptions {
+  return {
+    tokens: tokens.accepted,
+    tokenStoreMaxTokens: env.TOKEN_STORE_MAX_TOKENS,
+    tokenSyncMaxStalenessMs: env.TOKEN_SYNC_MAX_STALENESS_MS,
+    tokenResyncIntervalMs: env.TOKEN_RESYNC_INTERVAL_MS,
+    tokenLookupConcurrency: env.TOKEN_LOOKUP_CONCURRENCY,
+    authFailureLimit: env.AUTH_FAILURE_LIMIT,
+    authFailureWindowMs: env.AUTH_FAILURE_WINDOW_MS,
+    tokenRateLimit: env.TOKEN_RATE_LIMIT,
+    tokenRateWindowMs: env.TOKEN_RATE_WINDOW_MS,
+  };
+}
+
+export function plantsOptionsFrom(env: Environment): PlantsModuleOptions {
+  return {
+    bodyLimit: env.BODY_LIMIT,
+    databaseRequestTimeoutMs: env.DATABASE_REQUEST_TIMEOUT_MS,
+    insertQueueLimit: env.INSERT_QUEUE_LIMIT,
+    insertQueueWaitMs: env.INSERT_QUEUE_WAIT_MS,
+  };
+}
