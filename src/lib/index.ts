@@ -10,10 +10,7 @@ export {
   type PlantsModuleOptions,
 } from './plants/plants-module.options.js';
 export { PlantsService, type StoredPlant } from './plants/plants.service.js';
-export {
-  PLANT_CREATED,
-  PlantCreatedEvent,
-} from './plants/plant-created.event.js';
+export { PLANT_CREATED, PlantCreatedEvent } from './plants/plant-events.js';
 export { PlantEntity } from './plants/plant.entity.js';
 export { NewPlant } from './plants/dto/new-plant.dto.js';
 export { Plant } from './plants/dto/plant.dto.js';

@@ -1,7 +1,7 @@
 import type { RequestListener, Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
-import { holdContinue } from '../lib/request-body/expect-continue.js';
+import { holdContinue } from '../lib/request-body/request-body.js';
 import type { Environment } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';

@@ -4,7 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 import { Plant } from './dto/plant.dto.js';
-import { PlantCreatedEvent } from './plant-created.event.js';
+import { PlantCreatedEvent } from './plant-events.js';
 import { PlantEvents } from './plant-events.js';
 import { PlantsSettings } from './plants-module.options.js';
 import { PlantsRepository } from './plants.repository.js';

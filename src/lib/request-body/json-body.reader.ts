@@ -1,11 +1,14 @@
-import { isJsonObject } from '../common/json-object.js';
 import type { RawBodyRequest } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors/api-error.js';
-import { InvalidJsonError, parseExactJson } from './exact-json.js';
-import { continueIfAwaited } from './expect-continue.js';
+import {
+  InvalidJsonError,
+  isJsonObject,
+  parseExactJson,
+} from './exact-json.js';
 import {
   bodyLimitBytes,
+  continueIfAwaited,
   declaredLength,
   declaresBody,
   readBody,

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { isJsonObject } from '../common/json-object.js';
+import { isJsonObject } from '../request-body/exact-json.js';
 import { type ClassTransformOptions, plainToInstance } from 'class-transformer';
 import {
   getFromContainer,

@@ -6,7 +6,7 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import type { ClassTransformOptions } from 'class-transformer';
-import { isJsonObject } from '../common/json-object.js';
+import { isJsonObject } from '../request-body/exact-json.js';
 import { ApiError } from '../errors/api-error.js';
 import { ValidationPlan } from './validation-plan.js';
 
