@@ -9,13 +9,14 @@ import { join } from 'node:path';
  * The Node flags production starts the service with: those of `npm run start:prod`
  * (`node <flags> dist/service/main.js`) in `root`'s package.json, where they are written down once
  * (the Dockerfile and `npm start` are checked against them), so that the tests and the
- * benchmark run the service as it runs.
+ * benchmark run the service as it runs. A build from before issue 34 started dist/main.js:
+ * `--versus` runs such builds too.
  */
 export function productionNodeFlags(root) {
   const { scripts } = JSON.parse(
     readFileSync(join(root, 'package.json'), 'utf8'),
   );
-  const match = /^node\s+(.*?)\s*dist\/main\.js$/.exec(
+  const match = /^node\s+(.*?)\s*dist\/(?:service\/)?main\.js$/.exec(
     scripts['start:prod'] ?? '',
   );
   if (match === null)

@@ -77,7 +77,10 @@ describe('npm run token', () => {
     [['create'], /--name/],
     [['create', '--name', 'ok', '--expires-in', 'soon'], /--expires-in/],
     [['revoke', 'no-such-token'], /No active token is named "no-such-token"/],
-    [['rotate'], /^Usage:\n {2}node dist\/cli\/token\.js create --name/],
+    [
+      ['rotate'],
+      /^Usage:\n {2}node dist\/service\/cli\/token\.js create --name/,
+    ],
   ])('refuses %j with exit code 2 and a message', async (args, message) => {
     const result = await tokenCli(...args);
     expect(result.code).toBe(2);
