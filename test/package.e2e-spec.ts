@@ -8,7 +8,7 @@ import { startNodeProcess } from '../test-kit/node-process.mjs';
 import { freePort } from '../test-kit/free-port.mjs';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import { runCommand } from './support/command.js';
 import { migratedDatabase } from './support/migrated-database.js';
 import { createScratchDatabase } from './support/scratch-database.js';

@@ -52,7 +52,7 @@ export function imageProject(
     test: {
       name: 'image',
       include,
-      globalSetup: ['test/image/support/image-setup.ts'],
+      globalSetup: ['test/support/image/image-setup.ts'],
       fileParallelism: false,
       testTimeout: 120_000,
       hookTimeout: 60_000,
