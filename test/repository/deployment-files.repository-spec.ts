@@ -13,8 +13,8 @@ import {
   npmCiCommand,
   readDockerfileStages,
   type Stage,
-} from './support/dockerfile.js';
-import { freePort } from '../test-kit/free-port.mjs';
+} from '../support/repository/dockerfile.js';
+import { freePort } from '../../test-kit/free-port.mjs';
 
 // Static checks of what cannot be run here (no Docker engine, no cluster): the image
 // recipe, the compose file and the Kubernetes manifests, read as Docker and the API server
