@@ -3,6 +3,7 @@ import {
   e2eProject,
   imageProject,
   reliabilityProject,
+  repositoryProject,
   unitProject,
 } from './test/support/vitest-projects.js';
 
@@ -13,6 +14,7 @@ export default defineConfig({
     projects: [
       unitProject(['src/**/*.spec.ts', 'test-kit/**/*.spec.ts']),
       e2eProject(['test/**/*.e2e-spec.ts']),
+      repositoryProject(['test/repository/**/*.repository-spec.ts']),
       reliabilityProject(['test/reliability/**/*.reliability-spec.ts']),
       imageProject(['test/image/**/*.image-spec.ts']),
     ],

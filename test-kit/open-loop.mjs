@@ -1,12 +1,12 @@
 // Open loop: a constant arrival rate, for the benchmark (bench/lib/open-loop.mjs); the
-// overload scenario has its own generator in C (test-kit/load-generator/). Request i is due at
-// t0 + i / rate and is sent then, however many earlier requests are still waiting for an
-// answer, and its time is counted from when it was due, not from when it went out. A server
-// that stalls therefore pays for every request that arrived during the stall (no
-// coordinated omission), which is what users of a busy service see. autocannon's --rate is
-// not this: it sends each second's quota as a burst at the start of the second, and then
-// waits. Plain JavaScript so the .mjs benchmark can import it too; its types are in
-// open-loop.d.mts.
+// overload scenario has its own generator in C (test/support/reliability/load-generator/).
+// Request i is due at t0 + i / rate and is sent then, however many earlier requests are
+// still waiting for an answer, and its time is counted from when it was due, not from when
+// it went out. A server that stalls therefore pays for every request that arrived during
+// the stall (no coordinated omission), which is what users of a busy service see.
+// autocannon's --rate is not this: it sends each second's quota as a burst at the start of
+// the second, and then waits. Plain JavaScript so the .mjs benchmark can import it too;
+// its types are in open-loop.d.mts.
 import { performance } from 'node:perf_hooks';
 import { ConnectionPool } from './http-client.mjs';
 

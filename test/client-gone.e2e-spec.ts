@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { Server } from 'node:http';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import { countPlants } from './support/stored-plants.js';
 import { useServiceOnOwnPostgres } from './support/own-postgres.js';
 import { TOKEN } from './support/tokens.js';

@@ -1,9 +1,9 @@
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import {
   isWholeResponse,
   parseResponse,
   RawConnection,
-} from '../test-kit/raw-http.js';
+} from './support/raw-http.js';
 import { startApp } from './support/app.js';
 import { errorBody } from './support/http.js';
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { useServiceOnOwnPostgres } from './support/own-postgres.js';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 
 const DATABASE_503 = {
   error: 503,

@@ -1,6 +1,6 @@
 import { errorBody } from './support/http.js';
 import { uniqueId } from './support/plants.js';
-import { isWholeResponse, parseResponse } from '../test-kit/raw-http.js';
+import { isWholeResponse, parseResponse } from './support/raw-http.js';
 import { serveForRawConnections } from './support/raw-service.js';
 import { countPlants } from './support/stored-plants.js';
 import { TOKEN } from './support/tokens.js';

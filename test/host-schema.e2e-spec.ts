@@ -12,7 +12,7 @@ import {
   PLANT_STORE_MIGRATIONS,
   PlantsModule,
 } from '../src/lib/index.js';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import {
   newPlantJson,
   postPlant,

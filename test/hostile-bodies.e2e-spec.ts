@@ -5,7 +5,7 @@ import { TOKEN } from './support/tokens.js';
 import {
   type RunningService,
   startService,
-} from './reliability/support/scenario.js';
+} from './support/reliability/scenario.js';
 
 // Issue 29: a "constructor" key inside an unknown property was a 500. Seeded and
 // reproducible: FC_SEED=<the seed printed below> npm run test:e2e -- test/hostile-bodies.

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { RawConnection } from '../test-kit/raw-http.js';
+import { RawConnection } from './support/raw-http.js';
 import { countPlants } from './support/stored-plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 

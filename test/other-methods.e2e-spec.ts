@@ -3,7 +3,7 @@ import {
   parseResponse,
   RawConnection,
   type RawResponse,
-} from '../test-kit/raw-http.js';
+} from './support/raw-http.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';
 

@@ -1,5 +1,5 @@
 import { errorBody } from './support/http.js';
-import { isWholeResponse, parseResponse } from '../test-kit/raw-http.js';
+import { isWholeResponse, parseResponse } from './support/raw-http.js';
 import { serveForRawConnections } from './support/raw-service.js';
 import { TOKEN } from './support/tokens.js';
 

@@ -4,7 +4,7 @@ import type { MockInstance } from 'vitest';
 import { ApiTokensService } from '../src/lib/auth/api-tokens.service.js';
 import { TokenVerifier } from '../src/lib/auth/token-verifier.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import { errorBody } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';

@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { SERVICE_V8_FLAGS } from '../src/service/v8-flags.js';
 import { freePort } from '../test-kit/free-port.mjs';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import { ServiceProcess } from './support/service-process.js';
 
 /** The Node.js the project pins as a development dependency (`node` on npm). */

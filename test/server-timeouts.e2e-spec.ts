@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp } from './support/app.js';
 import { errorBody } from './support/http.js';
-import { parseResponse, RawConnection } from '../test-kit/raw-http.js';
+import { parseResponse, RawConnection } from './support/raw-http.js';
 
 describe('HTTP server timeouts', () => {
   it('sets its server timeouts on purpose', async () => {

@@ -6,13 +6,13 @@ import { inject } from 'vitest';
 import { freePort } from '../test-kit/free-port.mjs';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import {
   connectError,
   parseResponse,
   RawConnection,
   type RawResponse,
-} from '../test-kit/raw-http.js';
+} from './support/raw-http.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TEST_TOKENS, TOKEN } from './support/tokens.js';
 

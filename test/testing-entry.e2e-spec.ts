@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import { processTree } from '../test-kit/process-tree.mjs';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';

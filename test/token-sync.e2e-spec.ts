@@ -11,7 +11,7 @@ import { DataSource } from 'typeorm';
 import { startApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { eventually } from '../test-kit/poll.js';
+import { eventually } from './support/poll.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { TOKEN } from './support/tokens.js';
 

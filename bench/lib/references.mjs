@@ -281,6 +281,27 @@ export async function referenceRounds(
   };
 }
 
+/**
+ * The references of a run, by topology, in the order given (the production topology first:
+ * the headline and the targets), with the run's settings and flags.
+ */
+export async function referencesOfRun(ctx, { topologies, flags }) {
+  const references = {};
+  for (const topology of topologies)
+    references[topology] = await referenceRounds(ctx, {
+      topology,
+      rounds: ctx.options.runs,
+      warmupSeconds: ctx.options.warmupSeconds,
+      seconds: ctx.options.referenceSeconds,
+      c1Seconds: ctx.options.referenceC1Seconds,
+      log: ctx.log,
+      only: flags.references?.split(',').filter((name) => name !== ''),
+      versus: flags.versus,
+      serviceFlags: ctx.serviceFlags,
+    });
+  return references;
+}
+
 /** Median of a field over the rounds of one server. */
 const med = (references, name, field) =>
   median(references.results[name].map((round) => round[field]));

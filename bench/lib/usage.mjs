@@ -121,3 +121,14 @@ export function highWaterMb(pid) {
     return NaN;
   }
 }
+
+/** A window's usage per request `served`, as the results record it. */
+export function usagePerRequest(usage, served) {
+  return {
+    cpuMsPerRequest: (usage.cpuSeconds * 1000) / served,
+    mainThreadCpuMsPerRequest: (usage.mainThreadCpuSeconds * 1000) / served,
+    peakRssMb: usage.peakRssMb,
+    machineBusy: usage.machineBusy,
+    othersBusy: usage.othersBusy,
+  };
+}

@@ -5,15 +5,15 @@ import { parse, parseAllDocuments } from 'yaml';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { send } from '../support/http.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
-import { eventually } from '../../test-kit/poll.js';
+import { eventually } from '../support/poll.js';
 import {
   startTestPostgres,
   type TestPostgres,
 } from '../support/test-postgres.js';
 import { TOKEN } from '../support/tokens.js';
 import { SERVICE_V8_FLAGS } from '../../src/service/v8-flags.js';
-import { inspect, logLines, podman, run } from './support/podman.js';
-import { report, seconds } from './support/report.js';
+import { inspect, logLines, podman, run } from '../support/image/podman.js';
+import { report, seconds } from '../support/image/report.js';
 
 // The image docker/Dockerfile builds, run for real with rootful podman (docs/container-image.md):
 // what an operator relies on, checked on the running container against what

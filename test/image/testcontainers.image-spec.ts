@@ -18,8 +18,8 @@ import {
   podman,
   run,
   startApiService,
-} from './support/podman.js';
-import { report, seconds } from './support/report.js';
+} from '../support/image/podman.js';
+import { report, seconds } from '../support/image/report.js';
 
 // plant-store/testcontainers (src/service/testcontainers/) on this machine's rootful podman, through
 // its Docker-compatible API: the page's global setup, run as it is written, starts the

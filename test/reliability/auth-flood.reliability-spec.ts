@@ -2,9 +2,12 @@ import { Agent, request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { percentile } from '../../test-kit/percentile.mjs';
-import { Ledger } from './support/ledger.js';
-import { startLoad } from './support/load.js';
-import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
+import { Ledger } from '../support/reliability/ledger.js';
+import { startLoad } from '../support/reliability/load.js';
+import {
+  TOKEN,
+  useServiceOnTestPostgres,
+} from '../support/reliability/scenario.js';
 
 /** Index and table scans of api_tokens so far (PostgreSQL's statistics, flushed within 1-10 s). */
 async function tokenTableScans(databaseUrl: string): Promise<number> {

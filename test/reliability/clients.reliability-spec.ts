@@ -1,11 +1,14 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RawConnection } from '../../test-kit/raw-http.js';
+import { RawConnection } from '../support/raw-http.js';
 import { percentile } from '../../test-kit/percentile.mjs';
-import { Ledger } from './support/ledger.js';
-import { nextId, sendPlant } from './support/load.js';
-import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
+import { Ledger } from '../support/reliability/ledger.js';
+import { nextId, sendPlant } from '../support/reliability/load.js';
+import {
+  TOKEN,
+  useServiceOnTestPostgres,
+} from '../support/reliability/scenario.js';
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { Ledger } from './support/ledger.js';
-import { startLoad } from './support/load.js';
+import { Ledger } from '../support/reliability/ledger.js';
+import { startLoad } from '../support/reliability/load.js';
 import {
   recoveryTime,
   type RunningService,
   type TestPostgres,
   TOKEN,
   useServiceOnTestPostgres,
-} from './support/scenario.js';
+} from '../support/reliability/scenario.js';
 
 const CONCURRENCY = 8;
 

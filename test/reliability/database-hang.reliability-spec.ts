@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { Ledger } from './support/ledger.js';
-import { sendPlant, startLoad } from './support/load.js';
+import { Ledger } from '../support/reliability/ledger.js';
+import { sendPlant, startLoad } from '../support/reliability/load.js';
 import {
   recoveryTime,
   TOKEN,
   useServiceOnTestPostgres,
-} from './support/scenario.js';
+} from '../support/reliability/scenario.js';
 
 const CLIENTS = 16;
 const HANG_MS = 6_000;

@@ -1,20 +1,20 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eventually } from '../../test-kit/poll.js';
-import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
-import { startLoad } from './support/load.js';
+import { eventually } from '../support/poll.js';
+import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
+import { startLoad } from '../support/reliability/load.js';
 import {
   type Commit,
   ensureHaPostgres,
   HaPostgres,
   type PatroniNode,
-} from './support/patroni.js';
+} from '../support/reliability/patroni.js';
 import { percentile } from '../../test-kit/percentile.mjs';
 import {
   type RunningService,
   startService,
   TOKEN,
-} from './support/scenario.js';
+} from '../support/reliability/scenario.js';
 
 const CLIENTS = 32;
 // A client that got anything but 200 sends the same plant again after this pause (shorter

@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import pg from 'pg';
-import { printFigures } from './support/ledger.js';
-import { nextId } from './support/load.js';
-import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
+import { printFigures } from '../support/reliability/ledger.js';
+import { nextId } from '../support/reliability/load.js';
+import {
+  TOKEN,
+  useServiceOnTestPostgres,
+} from '../support/reliability/scenario.js';
 
 // Reproduce a failure with FC_SEED=<seed printed by fast-check> npm run test:reliability.
 const SEED =

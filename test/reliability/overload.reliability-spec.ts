@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
 import { percentile, percentiles } from '../../test-kit/percentile.mjs';
-import { eventually } from '../../test-kit/poll.js';
+import { eventually } from '../support/poll.js';
 import {
   cpuSeconds,
   endedChildrenSeconds,
@@ -11,7 +11,7 @@ import {
   treesCpuSeconds,
 } from '../../test-kit/process-tree.mjs';
 import { Environment } from '../../src/service/config/environment.js';
-import { Ledger } from './support/ledger.js';
+import { Ledger } from '../support/reliability/ledger.js';
 import {
   buildLoadGenerator,
   GENERATOR_CPU,
@@ -19,9 +19,12 @@ import {
   type LoadGenerator,
   recordInLedger,
   SERVICE_CPU,
-} from './support/load-generator.js';
-import { nextIds } from './support/load.js';
-import { TOKEN, useServiceOnTestPostgres } from './support/scenario.js';
+} from '../support/reliability/load-generator.js';
+import { nextIds } from '../support/reliability/load.js';
+import {
+  TOKEN,
+  useServiceOnTestPostgres,
+} from '../support/reliability/scenario.js';
 
 const WARM_UP_MS = 6_000;
 const OPEN_WARM_UP_MS = 2_000;

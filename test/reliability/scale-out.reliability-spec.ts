@@ -1,12 +1,12 @@
-import { Balancer, ensureHaproxy } from './support/haproxy.js';
-import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
-import { startLoad } from './support/load.js';
+import { Balancer, ensureHaproxy } from '../support/reliability/haproxy.js';
+import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
+import { startLoad } from '../support/reliability/load.js';
 import {
   type RunningService,
   startService,
   TOKEN,
   useTestPostgres,
-} from './support/scenario.js';
+} from '../support/reliability/scenario.js';
 
 // Longer than HAProxy's inter x fall (1 s, docker/haproxy/haproxy.cfg), with room for a
 // loaded machine: the balancer must see readiness fail before the listener closes.

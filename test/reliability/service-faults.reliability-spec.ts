@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOAD_UNDER_WAY, Ledger } from './support/ledger.js';
-import { nextId, sendPlant, startLoad } from './support/load.js';
+import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
+import { nextId, sendPlant, startLoad } from '../support/reliability/load.js';
 import {
   recoveryTime,
   startService,
   TOKEN,
   useTestPostgres,
-} from './support/scenario.js';
+} from '../support/reliability/scenario.js';
 
 // A request sent on a connection the server closed, or never accepted, gets no answer: that
 // is not a lost plant. A response cut short after it began would be a broken promise.

@@ -4,14 +4,14 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { TOKEN_SYNC_APPLICATION_NAME } from '../../src/lib/auth/active-tokens.store.js';
 import { hashToken } from '../../src/lib/auth/token-hash.js';
-import { Ledger } from './support/ledger.js';
-import { startLoad } from './support/load.js';
+import { Ledger } from '../support/reliability/ledger.js';
+import { startLoad } from '../support/reliability/load.js';
 import {
   type RunningService,
   startService,
   TOKEN,
   useTestPostgres,
-} from './support/scenario.js';
+} from '../support/reliability/scenario.js';
 
 /** The promise (docs/tokens.md): a change reaches every replica within this. */
 const REACHES_EVERY_REPLICA_MS = 1_000;

@@ -1,5 +1,5 @@
 // New plants for the specs: ids that show any rounding, NewPlant bodies, POST /plants.
-import { eventually } from '../../test-kit/poll.js';
+import { eventually } from './poll.js';
 import { type Answer, send } from './http.js';
 import { TOKEN } from './tokens.js';
 

@@ -1,5 +1,5 @@
 import { type RunningApp, startApp } from './app.js';
-import { RawConnections } from '../../test-kit/raw-http.js';
+import { RawConnections } from './raw-http.js';
 
 export interface RawService {
   readonly app: RunningApp;

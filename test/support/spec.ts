@@ -7,7 +7,8 @@ export const SHARED_SPEC_DIR = resolve('../shared/spec');
 
 /**
  * The contract's OpenAPI rendering, as pinned in this repository (test/contract): a clone
- * anywhere (CI's included) has it. contract.e2e-spec.ts checks the pin is the shared file.
+ * anywhere (CI's included) has it. test/repository/contract-pin.repository-spec.ts checks
+ * the pin is the shared file.
  */
 export const SPEC_PATH = resolve(
   process.env.PLANT_STORE_SPEC ?? 'test/contract/plant-store.openapi.yaml',

@@ -2,18 +2,37 @@ import type { TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * The test projects, defined once: vitest.config.ts runs them on the real specs, and the
- * exit-code check (test/test-runner-exit-code.e2e-spec.ts) runs them on fixtures, so it
- * checks the very setup the suite uses.
+ * exit-code check (test/repository/test-runner-exit-code.repository-spec.ts) runs them on
+ * fixtures, so it checks the very setup the suite uses.
  */
 export function unitProject(include: string[]): TestProjectInlineConfiguration {
   return { extends: true, test: { name: 'unit', include } };
 }
 
 export function e2eProject(include: string[]): TestProjectInlineConfiguration {
+  return onTestPostgres('e2e', include);
+}
+
+/**
+ * The repository's own checks (test/repository): its deployment files, its docs, its
+ * package and its test setup, rather than the service's behaviour. Some run the built
+ * service or the packed package on PostgreSQL, so they get what the e2e specs get.
+ */
+export function repositoryProject(
+  include: string[],
+): TestProjectInlineConfiguration {
+  return onTestPostgres('repository', include);
+}
+
+/** Specs run side by side on the run's one PostgreSQL (global-setup.ts). */
+function onTestPostgres(
+  name: string,
+  include: string[],
+): TestProjectInlineConfiguration {
   return {
     extends: true,
     test: {
-      name: 'e2e',
+      name,
       include,
       globalSetup: ['test/support/global-setup.ts'],
       testTimeout: 30_000,
@@ -52,7 +71,7 @@ export function imageProject(
     test: {
       name: 'image',
       include,
-      globalSetup: ['test/image/support/image-setup.ts'],
+      globalSetup: ['test/support/image/image-setup.ts'],
       fileParallelism: false,
       testTimeout: 120_000,
       hookTimeout: 60_000,

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import type pg from 'pg';
-import { eventually } from '../../../test-kit/poll.js';
+import { eventually } from '../../../test/support/poll.js';
 import { tokenKey } from './active-tokens.js';
 import { ActiveTokenStore } from './active-tokens.store.js';
 import { hashToken } from './token-hash.js';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { eventually } from '../../../test-kit/poll.js';
+import { eventually } from '../../../test/support/poll.js';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
 import { WriteCircuit, type WriteCircuitOptions } from './write-circuit.js';
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
-import { eventually } from '../../../test-kit/poll.js';
+import { eventually } from '../../../test/support/poll.js';
 import type { Pool } from 'pg';
 import { DataSource, type Repository } from 'typeorm';
 import {

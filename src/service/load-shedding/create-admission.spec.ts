@@ -12,9 +12,9 @@ import {
   isWholeResponse,
   parseResponse,
   RawConnection,
-} from '../../../test-kit/raw-http.js';
+} from '../../../test/support/raw-http.js';
 import type { Environment } from '../config/environment.js';
-import { eventually } from '../../../test-kit/poll.js';
+import { eventually } from '../../../test/support/poll.js';
 import { MetricsService } from '../../lib/metrics/metrics.service.js';
 import { closeConnectionIfBodyUnread } from '../http-server/unread-body.js';
 import { CreateAdmission } from './create-admission.js';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Ledger } from './ledger.js';
 
 const run = promisify(execFile);
-const SOURCES = resolve('test-kit/load-generator');
+const SOURCES = resolve('test/support/reliability/load-generator');
 
 /**
  * The cores of a 2-core machine, as issue 20 measures overload: the generator alone on one,
@@ -15,7 +15,7 @@ const SOURCES = resolve('test-kit/load-generator');
 export const GENERATOR_CPU = 0;
 export const SERVICE_CPU = 1;
 
-/** What the generator prints when it is done (test-kit/load-generator/load-generator.c). */
+/** What the generator prints when it is done (load-generator/load-generator.c). */
 export interface GeneratorSummary {
   mode: 'open' | 'closed';
   requests: number;

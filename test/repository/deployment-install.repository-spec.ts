@@ -5,12 +5,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
 import { parse } from 'yaml';
-import { npmCiCommand, readDockerfileStages } from './support/dockerfile.js';
-import { freePort } from '../test-kit/free-port.mjs';
-import { send } from './support/http.js';
-import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { ServiceProcess } from './support/service-process.js';
-import { TEST_TOKENS, TOKEN } from './support/tokens.js';
+import {
+  npmCiCommand,
+  readDockerfileStages,
+} from '../support/repository/dockerfile.js';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { send } from '../support/http.js';
+import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
+import { ServiceProcess } from '../support/service-process.js';
+import { TEST_TOKENS, TOKEN } from '../support/tokens.js';
 
 // No Docker engine runs here, so the image is approximated by what decides whether it
 // works: the runtime stage's own `npm ci` in a directory holding only the package files

@@ -8,7 +8,7 @@ import {
   installPackedPackage,
   ROOT,
   run,
-} from './support/packed-package.js';
+} from '../support/packed-package.js';
 
 const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 /** The guide's sections on extending the modules: from the imports to the Swagger document. */

@@ -1,8 +1,8 @@
 // HTTP/1.1 by hand, for the specs that check the protocol itself: any bytes written as they
 // are (a broken request line, a body past its length, a half-sent upload), and everything
 // the server does in return, its closing the connection included. The open loops' client
-// (http-client.mjs) is another job: a keep-alive pool that sends well-formed requests
-// cheaply and only reads their answers.
+// (test-kit/http-client.mjs) is another job: a keep-alive pool that sends well-formed
+// requests cheaply and only reads their answers.
 import { connect, type Socket } from 'node:net';
 
 export interface RawResponse {

@@ -8,8 +8,8 @@ import {
   installPackedPackage,
   ROOT,
   run,
-} from './support/packed-package.js';
-import { pageFiles } from './support/page-blocks.js';
+} from '../support/packed-package.js';
+import { pageFiles } from '../support/page-blocks.js';
 
 const PAGE = join(ROOT, 'docs', 'testing-against-plant-store.md');
 /**

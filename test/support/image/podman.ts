@@ -4,7 +4,7 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { eventually } from '../../../test-kit/poll.js';
+import { eventually } from '../poll.js';
 
 /** The machine's podman settings the scripts use (docs/container-image.md). */
 export const CONTAINERS_CONF = resolve('docker/podman/containers.conf');

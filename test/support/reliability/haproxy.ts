@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../../test-kit/free-port.mjs';
-import { eventually } from '../../../test-kit/poll.js';
+import { eventually } from '../poll.js';
 
 /** The one HAProxy configuration: docker/compose.yaml's scale profile uses it too. */
 export const HAPROXY_CONFIG = resolve('docker/haproxy/haproxy.cfg');

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SHARED_SPEC_DIR } from './support/spec.js';
+import { SHARED_SPEC_DIR } from '../support/spec.js';
 
 const PINNED = ['plant-store.md', 'plant-store.openapi.yaml'];
 

@@ -2,7 +2,7 @@
 // thread, epoll, non-blocking sockets. A Node.js client on one core saturates at about
 // 6,600 requests/s with a p99 of 2 s against a server that answers at once (issue 20), so
 // it cannot judge a service that takes more than that. Built by the test that uses it
-// (test/reliability/support/load-generator.ts); nothing binary is committed.
+// (test/support/reliability/load-generator.ts); nothing binary is committed.
 //
 //   load-generator open   --port P --token T --rate R --duration-ms D [options]
 //   load-generator closed --port P --token T --connections N --duration-ms D [options]

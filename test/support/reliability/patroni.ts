@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../../../test-kit/free-port.mjs';
-import { eventually } from '../../../test-kit/poll.js';
+import { eventually } from '../poll.js';
 import { Balancer, ensureHaproxy } from './haproxy.js';
 
 /** The HAProxy configuration for Patroni that docs/ha-postgres.md describes. */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Environment } from '../src/service/config/environment.js';
+import { Environment } from '../../src/service/config/environment.js';
 
 /**
  * docs/configuration.md's table mirrors Environment (src/service/config/environment.ts), the one

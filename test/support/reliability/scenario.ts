@@ -1,12 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../test-kit/free-port.mjs';
-import { ServiceProcess } from '../../support/service-process.js';
-import {
-  type OwnPostgres,
-  useOwnPostgres,
-} from '../../support/own-postgres.js';
-import type { TestPostgres } from '../../support/test-postgres.js';
-import { TEST_TOKENS, TOKEN } from '../../support/tokens.js';
+import { ServiceProcess } from '../service-process.js';
+import { type OwnPostgres, useOwnPostgres } from '../own-postgres.js';
+import type { TestPostgres } from '../test-postgres.js';
+import { TEST_TOKENS, TOKEN } from '../tokens.js';
 import { Ledger } from './ledger.js';
 import { sendPlant } from './load.js';
 

@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { startNodeProcess } from '../test-kit/node-process.mjs';
-import { freePort } from '../test-kit/free-port.mjs';
-import { send } from './support/http.js';
-import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { eventually } from '../test-kit/poll.js';
-import { runCommand } from './support/command.js';
-import { migratedDatabase } from './support/migrated-database.js';
-import { createScratchDatabase } from './support/scratch-database.js';
+import { startNodeProcess } from '../../test-kit/node-process.mjs';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { send } from '../support/http.js';
+import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
+import { eventually } from '../support/poll.js';
+import { runCommand } from '../support/command.js';
+import { migratedDatabase } from '../support/migrated-database.js';
+import { createScratchDatabase } from '../support/scratch-database.js';
 import {
   compileTypeScript,
   INSTALL_TIMEOUT_MS,
@@ -20,8 +20,8 @@ import {
   manifestOf,
   ROOT,
   run,
-} from './support/packed-package.js';
-import { TOKEN } from './support/tokens.js';
+} from '../support/packed-package.js';
+import { TOKEN } from '../support/tokens.js';
 
 const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 const SCHEMA_SECTION = 'Tables in a schema of yours';

@@ -3,11 +3,10 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
  * The documentation's relative links lead somewhere: a file or folder of this repository,
- * and for `#anchor` a heading of that file, by GitHub's rules. Needs no database; it sits
- * with the e2e specs because it reads the repository, not one source file.
+ * and for `#anchor` a heading of that file, by GitHub's rules.
  */
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 
 function documentationFiles(): string[] {
   const docs = readdirSync(join(ROOT, 'docs'))

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { ApiTokenEntity, PlantEntity } from '../src/lib/index.js';
-import { migratedDatabase } from './support/migrated-database.js';
+import { ApiTokenEntity, PlantEntity } from '../../src/lib/index.js';
+import { migratedDatabase } from '../support/migrated-database.js';
 
 /**
  * What `typeorm migration:generate` would write for a host's DataSource with the package's
