@@ -334,6 +334,45 @@ describe('DatabaseHealth, what starts a probe and what it decides', () => {
     },
   );
 
+  it('probes at one pace when the database is found down again just after it came back', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(1_000_000);
+    const { health, answers } = database({
+      probeTimeoutMs: 60_000,
+      readinessTimeoutMs: 60_000,
+      retryEveryMs: 100,
+      reuseForMs: 60_000,
+    });
+    const probes: number[] = [];
+    let commits = false;
+    answers(() => {
+      probes.push(Date.now() - 1_000_000);
+      const outcome = commits;
+      return new Promise((resolve, reject) =>
+        setTimeout(
+          () => (outcome ? resolve({ rows: [] }) : reject(unavailable())),
+          30,
+        ),
+      );
+    });
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    commits = true;
+    // The probe sent at 100 ms commits at 130 ms.
+    await vi.advanceTimersByTimeAsync(130);
+    expect(health.canCommit).toBe(true);
+    commits = false;
+    await vi.advanceTimersByTimeAsync(20);
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    await vi.advanceTimersByTimeAsync(400);
+    expect(probes).toEqual([0, 100, 150, 250, 350, 450, 550]);
+    health.beforeApplicationShutdown();
+    await vi.advanceTimersByTimeAsync(1_000);
+  });
+
   it('a probe that fails for another reason (a missing table) does not call the database down', async () => {
     const { health, answers } = database();
     const missing = Object.assign(new Error('relation does not exist'), {

@@ -3,7 +3,13 @@ import type { ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import { eventually } from '../../../test-kit/poll.js';
 import type { Pool } from 'pg';
-import { DataSource, type Repository } from 'typeorm';
+import {
+  Column,
+  DataSource,
+  Entity,
+  PrimaryColumn,
+  type Repository,
+} from 'typeorm';
 import {
   DatabaseDeadlineError,
   DatabaseDownError,
@@ -78,20 +84,31 @@ class FakePlantsTable {
   }
 }
 
+/** A host's entity for the table that lacks the tag column. */
+@Entity({ name: 'plants' })
+class TaglessPlantEntity {
+  @PrimaryColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+}
+
 async function plantsOn(
   table: FakePlantsTable,
   options: { databaseRequestTimeoutMs?: number } = {},
+  entity: typeof PlantEntity | typeof TaglessPlantEntity = PlantEntity,
 ) {
   const dataSource = new DataSource({
     type: 'postgres',
-    entities: [PlantEntity],
+    entities: [entity],
   });
   // The entity's real metadata, without connecting: the statements are built from it.
   await (
     dataSource as unknown as { buildMetadatas(): Promise<void> }
   ).buildMetadatas();
   const repository = {
-    metadata: dataSource.getMetadata(PlantEntity),
+    metadata: dataSource.getMetadata(entity),
     manager: { connection: { driver: { master: table.pool } } },
   } as unknown as Repository<PlantEntity>;
   const settings = new PlantsSettings(options);
@@ -308,6 +325,18 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     table.vanished.add('5');
     await expect(controller.create(fern(5n), request)).rejects.toThrow(
       'A taken plant id has no row.',
+    );
+  });
+
+  it('fails the first create, naming the column, when the entity it was given has no tag column', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(
+      table,
+      {},
+      TaglessPlantEntity,
+    );
+    await expect(controller.create(fern(5n), request)).rejects.toThrow(
+      'No column for tag',
     );
   });
 
