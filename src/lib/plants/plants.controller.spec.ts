@@ -328,6 +328,26 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     );
   });
 
+  it('shows the rows waiting for a statement slot in its metrics', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, metrics } = await plantsOn(table, {
+      databaseRequestTimeoutMs: 60_000,
+    });
+    table.hung = true;
+    const shown = (line: string) => async () =>
+      (await metrics.registry.metrics()).includes(line) ? true : undefined;
+    // Four statements, one per turn, fill every slot.
+    for (const id of [1n, 2n, 3n, 4n]) {
+      void controller.create(fern(id), request).catch(() => undefined);
+      await eventually(
+        `statement ${id} in flight`,
+        shown(`plant_insert_statements_in_flight ${id}`),
+      );
+    }
+    void controller.create(fern(5n), request).catch(() => undefined);
+    await eventually('a row waiting', shown('plant_insert_rows_waiting 1'));
+  });
+
   it('fails the first create, naming the column, when the entity it was given has no tag column', async () => {
     const table = new FakePlantsTable();
     const { controller, request } = await plantsOn(
