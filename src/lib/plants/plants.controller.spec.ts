@@ -98,6 +98,8 @@ async function plantsOn(
   table: FakePlantsTable,
   options: { databaseRequestTimeoutMs?: number } = {},
   entity: typeof PlantEntity | typeof TaglessPlantEntity = PlantEntity,
+  /** The host's EventEmitter2, when it imported EventEmitterModule. */
+  emitter?: { emit(event: string, payload: unknown): boolean },
 ) {
   const dataSource = new DataSource({
     type: 'postgres',
@@ -118,10 +120,11 @@ async function plantsOn(
     new PlantsRepository(repository, settings, metrics, health),
     metrics,
     settings,
-    // A host without @nestjs/event-emitter's module: no emitter to be found.
+    // Without an emitter: a host without @nestjs/event-emitter's module.
     new PlantEvents({
       get: () => {
-        throw new Error('not provided');
+        if (emitter === undefined) throw new Error('not provided');
+        return emitter;
       },
     } as unknown as ModuleRef),
   );
@@ -327,6 +330,54 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
       'A taken plant id has no row.',
     );
   });
+
+  it("tells the host's event emitter of each plant stored, once, and not of a replay", async () => {
+    const emitted: [string, unknown][] = [];
+    const { controller, request } = await plantsOn(
+      new FakePlantsTable(),
+      {},
+      PlantEntity,
+      { emit: (event, payload) => emitted.push([event, payload]) > 0 },
+    );
+    await controller.create(fern(7n, 'shade'), request);
+    await controller.create(fern(7n, 'shade'), request);
+    await controller.create(fern(8n), request);
+    expect(emitted).toEqual([
+      ['plant.created', { id: '7', name: 'Fern', tag: 'shade' }],
+      ['plant.created', { id: '8', name: 'Fern', tag: undefined }],
+    ]);
+  });
+
+  it('finds a stored plant by its id, as a bigint or its decimal text', async () => {
+    const table = new FakePlantsTable();
+    const { controller, service, request } = await plantsOn(table);
+    await controller.create(fern(12345n, 'shade'), request);
+    await controller.create(fern(-7n), request);
+    await expect(service.findById('12345')).resolves.toEqual({
+      id: '12345',
+      name: 'Fern',
+      tag: 'shade',
+    });
+    await expect(service.findById(-7n)).resolves.toEqual({
+      id: '-7',
+      name: 'Fern',
+    });
+    await expect(service.findById('-7')).resolves.toEqual({
+      id: '-7',
+      name: 'Fern',
+    });
+    await expect(service.findById('0')).resolves.toBeUndefined();
+  });
+
+  it.each(['abc', 'x5', '5x', '05', '-', '', ' 5', '9223372036854775808'])(
+    'finds nothing, asking the database nothing, for an id that is not an int64 in decimal: %j',
+    async (id) => {
+      const table = new FakePlantsTable();
+      const { service } = await plantsOn(table);
+      await expect(service.findById(id)).resolves.toBeUndefined();
+      expect(table.statements).toEqual([]);
+    },
+  );
 
   it('shows the rows waiting for a statement slot in its metrics', async () => {
     const table = new FakePlantsTable();
