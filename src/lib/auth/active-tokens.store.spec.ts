@@ -30,6 +30,14 @@ class FakeTokensDatabase {
   readonly statements: { sql: string; parameters: unknown[] }[] = [];
   /** Fails the next read of rows. */
   failNextRead = false;
+  /** Fails the next heartbeat, as a connection ended by the server does. */
+  failNextHeartbeat = false;
+  /** Statements of these kinds wait, answered as of when they were sent, until released. */
+  readonly hold = { reads: false, heartbeats: false };
+  /** The answers of the statements held, in the order sent. */
+  readonly held: (() => void)[] = [];
+  /** When each connection was opened (Date.now()). */
+  readonly openedAt: number[] = [];
 
   add(name: string, changes: Partial<TokenRow> = {}): void {
     this.rows.push({
@@ -64,23 +72,40 @@ class FakeTokensDatabase {
         this.refusing
           ? Promise.reject(new Error('connect ECONNREFUSED'))
           : Promise.resolve(),
-      query: (sql: string, parameters: unknown[] = []) =>
-        this.silent && sql === 'SELECT 1'
-          ? new Promise(() => {})
-          : new Promise((resolve) =>
-              resolve({ rows: this.answer(sql, parameters) }),
-            ),
+      query: (sql: string, parameters: unknown[] = []) => {
+        const heartbeat = sql === 'SELECT 1';
+        if (heartbeat && this.silent) return new Promise(() => {});
+        return new Promise((resolve, reject) => {
+          let answer: () => void;
+          try {
+            const rows = this.answer(sql, parameters);
+            answer = () => resolve({ rows });
+          } catch (error) {
+            answer = () => reject(error as Error);
+          }
+          const held = heartbeat
+            ? this.hold.heartbeats
+            : this.hold.reads && sql !== 'LISTEN api_tokens_changed';
+          if (held) this.held.push(answer);
+          else answer();
+        });
+      },
       end: () => {
         connection.ended = true;
         return Promise.resolve();
       },
     });
     this.connections.push(connection);
+    this.openedAt.push(Date.now());
     return connection as unknown as pg.Client;
   };
 
   private answer(sql: string, parameters: unknown[]): unknown[] {
     this.statements.push({ sql, parameters });
+    if (sql === 'SELECT 1' && this.failNextHeartbeat) {
+      this.failNextHeartbeat = false;
+      throw new Error('Connection terminated unexpectedly');
+    }
     const active = this.rows
       .filter(
         (row) =>
@@ -292,19 +317,22 @@ describe('ActiveTokenStore, on a table in memory', () => {
   });
 });
 
-describe('ActiveTokenStore, its reads and what it logs', () => {
-  /** The Logger calls of one level, as [message, the logger's context]. */
-  const spyOn = (level: 'log' | 'warn' | 'error') => {
-    const spy = vi
-      .spyOn(Logger.prototype, level)
-      .mockImplementation(() => undefined);
-    return () =>
-      spy.mock.calls.map((call, index) => [
-        call[0],
-        (spy.mock.contexts[index] as { context?: string }).context,
-      ]);
-  };
+/** The Logger calls of one level, as [message, the logger's context]. */
+const spyOn = (level: 'log' | 'warn' | 'error') => {
+  const spy = vi
+    .spyOn(Logger.prototype, level)
+    .mockImplementation(() => undefined);
+  return () =>
+    spy.mock.calls.map((call, index) => [
+      call[0],
+      (spy.mock.contexts[index] as { context?: string }).context,
+    ]);
+};
 
+const SELECT_1 = (database: FakeTokensDatabase) =>
+  database.statements.filter(({ sql }) => sql === 'SELECT 1').length;
+
+describe('ActiveTokenStore, its reads and what it logs', () => {
   it('is not listening before it starts', () => {
     expect(storeOn(new FakeTokensDatabase()).stats().listening).toBe(false);
   });
@@ -357,6 +385,7 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
   });
 
   it('reconnects when a read of named rows fails', async () => {
+    spyOn('warn');
     const database = new FakeTokensDatabase();
     const tokens = storeOn(database);
     await tokens.start();
@@ -460,5 +489,273 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
     expect(warnings()[0][0]).toMatch(
       /^Token sync connection lost or refused \(no answer to a heartbeat in 500 ms\)/,
     );
+  });
+});
+
+describe('ActiveTokenStore, when it logs and what it reads', () => {
+  it('logs, when it never loaded, the refused connection once and being out of touch once', async () => {
+    const warnings = spyOn('warn');
+    const errors = spyOn('error');
+    const database = new FakeTokensDatabase();
+    database.refusing = true;
+    const tokens = storeOn(database);
+    await tokens.start();
+    expect(tokens.isStale()).toBe(true);
+    await eventually('a few refused reconnects', () =>
+      database.connections.length >= 3 ? true : undefined,
+    );
+    expect(tokens.isStale()).toBe(true);
+    expect(warnings()).toEqual([
+      [
+        'Token sync connection lost or refused (connect ECONNREFUSED); reconnecting. Managed ' +
+          'tokens are answered from memory for at most 60000 ms after the last contact',
+        'TokenSync',
+      ],
+    ]);
+    expect(errors()).toEqual([
+      [
+        'Out of touch with the database for over 60000 ms: managed tokens are answered 503 and ' +
+          'readiness is 503 until it reconnects and reloads',
+        'TokenSync',
+      ],
+    ]);
+  });
+
+  it('logs each connection it loses after listening, naming a connection the server closed', async () => {
+    const warnings = spyOn('warn');
+    const database = new FakeTokensDatabase();
+    const tokens = storeOn(database);
+    await tokens.start();
+    database.connections[0].emit('end');
+    await eventually('listening again', () =>
+      tokens.stats().listening && database.open === 1 ? true : undefined,
+    );
+    database.connections[1].emit('error', new Error('terminated'));
+    await eventually('listening again', () =>
+      tokens.stats().listening && database.open === 1 ? true : undefined,
+    );
+    expect(warnings().map(([message]) => message)).toEqual([
+      expect.stringMatching(
+        /^Token sync connection lost or refused \(the connection closed\); /,
+      ),
+      expect.stringMatching(
+        /^Token sync connection lost or refused \(terminated\); /,
+      ),
+    ]);
+    expect(tokens.stats().reconnects).toBe(2);
+  });
+
+  it('reads everything again on a notification without a payload', async () => {
+    const database = new FakeTokensDatabase();
+    const tokens = storeOn(database);
+    await tokens.start();
+    database.add('x');
+    database.connections[0].emit('notification', {});
+    await eventually('the reload', () =>
+      tokens.stats().resyncs.notified === 1 ? true : undefined,
+    );
+    expect(tokens.find(keyOf('x'))).toBeDefined();
+    expect(database.readsByName).toEqual([]);
+  });
+
+  it.each([
+    ['a periodic reload', { resyncIntervalMs: 20 }, () => {}],
+    [
+      'a reload for a notification naming no row',
+      {},
+      (database: FakeTokensDatabase) => database.notify(''),
+    ],
+  ])(
+    'reconnects and loads again when %s fails',
+    async (_case, options, trigger) => {
+      spyOn('warn');
+      const database = new FakeTokensDatabase();
+      const tokens = storeOn(database, options);
+      await tokens.start();
+      database.failNextRead = true;
+      trigger(database);
+      await eventually('the reconnect', () =>
+        tokens.stats().resyncs.connect === 2 ? true : undefined,
+      );
+      expect(tokens.stats().reconnects).toBe(1);
+      expect(database.connections[0].ended).toBe(true);
+    },
+  );
+
+  it('does not read again, on the next connection, the names notified while it had none', async () => {
+    const database = new FakeTokensDatabase();
+    const tokens = storeOn(database);
+    await tokens.start();
+    database.add('a');
+    database.notify('a');
+    database.refusing = true;
+    database.connections[0].emit('error', new Error('terminated'));
+    await eventually('a refused reconnect', () =>
+      database.connections.length >= 2 ? true : undefined,
+    );
+    database.refusing = false;
+    await eventually('listening again', () =>
+      tokens.stats().listening ? true : undefined,
+    );
+    // Its reload has 'a' already.
+    expect(tokens.find(keyOf('a'))).toBeDefined();
+    database.add('b');
+    database.notify('b');
+    await eventually('the token notified', () => tokens.find(keyOf('b')));
+    expect(database.readsByName).toEqual([['b']]);
+  });
+
+  it('does not take a load answered after its connection was lost as listening', async () => {
+    const warnings = spyOn('warn');
+    const logs = spyOn('log');
+    const database = new FakeTokensDatabase();
+    database.hold.reads = true;
+    const tokens = storeOn(database);
+    const started = tokens.start();
+    await eventually('the first load sent', () =>
+      database.held.length === 1 ? true : undefined,
+    );
+    database.connections[0].emit('error', new Error('terminated'));
+    database.refusing = true;
+    for (const answer of database.held.splice(0)) answer();
+    await started;
+    await eventually('a few refused reconnects', () =>
+      database.connections.length >= 4 ? true : undefined,
+    );
+    expect(tokens.stats()).toMatchObject({ listening: false });
+    expect(tokens.isStale()).toBe(true);
+    expect(warnings()).toHaveLength(1);
+    expect(logs()).toEqual([]);
+  });
+
+  it.each([
+    ['a full reload', ''],
+    ['a read by name', 'a'],
+  ])(
+    'ignores %s answered after its connection was lost, older than the load of the next',
+    async (_case, payload) => {
+      const database = new FakeTokensDatabase();
+      database.add('a');
+      const tokens = storeOn(database);
+      await tokens.start();
+      database.hold.reads = true;
+      database.notify(payload);
+      await eventually('the read sent', () =>
+        database.held.length === 1 ? true : undefined,
+      );
+      database.rows[0].revoked = true;
+      database.connections[0].emit('error', new Error('terminated'));
+      await eventually('the next load sent', () =>
+        database.held.length === 2 ? true : undefined,
+      );
+      const [late, load] = database.held.splice(0);
+      load();
+      await eventually('listening again', () =>
+        tokens.stats().listening ? true : undefined,
+      );
+      expect(tokens.find(keyOf('a'))).toBeUndefined();
+      late();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(tokens.find(keyOf('a'))).toBeUndefined();
+      expect(tokens.stats().resyncs).toEqual({
+        connect: 2,
+        periodic: 0,
+        notified: 0,
+      });
+    },
+  );
+});
+
+describe('ActiveTokenStore, its timers (fake clock)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({
+      toFake: [
+        'setTimeout',
+        'clearTimeout',
+        'setInterval',
+        'clearInterval',
+        'Date',
+      ],
+    });
+    vi.setSystemTime(1_000_000);
+  });
+
+  it.each([
+    [60_000, 1_000, 3],
+    [1_000, 250, 12],
+  ])(
+    'with maxStalenessMs %i, sends a heartbeat every %i ms and keeps a connection that answers',
+    async (maxStalenessMs, everyMs, beats) => {
+      const database = new FakeTokensDatabase();
+      const tokens = storeOn(database, { maxStalenessMs });
+      await tokens.start();
+      await vi.advanceTimersByTimeAsync(everyMs - 1);
+      expect(SELECT_1(database)).toBe(0);
+      await vi.advanceTimersByTimeAsync(1 + (beats - 1) * everyMs);
+      expect(SELECT_1(database)).toBe(beats);
+      expect(tokens.stats()).toMatchObject({ listening: true, reconnects: 0 });
+      expect(database.connections).toHaveLength(1);
+      expect(tokens.stats().secondsSinceContact).toBe(0);
+    },
+  );
+
+  it('drops a connection whose heartbeat fails, and opens another at once', async () => {
+    const warnings = spyOn('warn');
+    const database = new FakeTokensDatabase();
+    const tokens = storeOn(database, { maxStalenessMs: 1_000 });
+    await tokens.start();
+    database.failNextHeartbeat = true;
+    await vi.advanceTimersByTimeAsync(250);
+    expect(database.connections[0].ended).toBe(true);
+    // The next connection before the next heartbeat would have gone.
+    await vi.advanceTimersByTimeAsync(100);
+    expect(tokens.stats()).toMatchObject({ listening: true, reconnects: 1 });
+    expect(database.openedAt).toHaveLength(2);
+    expect(database.openedAt[1]).toBeLessThan(1_000_000 + 500);
+    expect(warnings()[0][0]).toMatch(
+      /^Token sync connection lost or refused \(Error: Connection terminated unexpectedly\); /,
+    );
+  });
+
+  it('does not count a heartbeat answered after its connection was dropped as contact', async () => {
+    const database = new FakeTokensDatabase();
+    const tokens = storeOn(database, { maxStalenessMs: 1_000 });
+    await tokens.start();
+    database.hold.heartbeats = true;
+    await vi.advanceTimersByTimeAsync(250);
+    expect(database.held).toHaveLength(1);
+    database.refusing = true;
+    // Unanswered for 500 ms (half maxStalenessMs): dropped.
+    await vi.advanceTimersByTimeAsync(500);
+    expect(database.connections[0].ended).toBe(true);
+    for (const answer of database.held.splice(0)) answer();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(tokens.isStale(1_001_001)).toBe(true);
+  });
+
+  it('retries a refused connection at once, then after 100 ms, doubling up to 2 s', async () => {
+    const database = new FakeTokensDatabase();
+    database.refusing = true;
+    const tokens = storeOn(database);
+    await tokens.start();
+    await vi.advanceTimersByTimeAsync(7_100);
+    expect(database.openedAt.map((at) => at - 1_000_000)).toEqual([
+      0, 0, 100, 300, 700, 1_500, 3_100, 5_100, 7_100,
+    ]);
+  });
+
+  it('sends nothing once stopped', async () => {
+    const database = new FakeTokensDatabase();
+    const tokens = storeOn(database, {
+      maxStalenessMs: 1_000,
+      resyncIntervalMs: 100,
+    });
+    await tokens.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await tokens.stop();
+    const sent = database.statements.length;
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(database.statements).toHaveLength(sent);
+    expect(database.connections).toHaveLength(1);
   });
 });

@@ -6,6 +6,7 @@ import type { ApiTokensService } from './api-tokens.service.js';
 import { ActiveTokens, tokenKey } from './active-tokens.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 import { hashToken } from './token-hash.js';
+import { TokenVerifier } from './token-verifier.js';
 
 const MANAGED = 'pst_managed-token-0123456789abcdefghijklmnopqrstuv';
 const OTHER_MANAGED = 'pst_other-token-0123456789abcdefghijklmnopqrstuvw';
@@ -204,6 +205,24 @@ describe('ApiTokenVerifier', () => {
 });
 
 describe('ApiTokenVerifier, at its edges', () => {
+  it('is ready (readiness 200) while the store is current, not while it is stale', () => {
+    const { service } = tableWith([]);
+    const { store, state } = heldTokens([]);
+    const verifier = verifierWith(store, service);
+    expect(verifier.isReady()).toBe(true);
+    state.stale = true;
+    expect(verifier.isReady()).toBe(false);
+  });
+
+  it("a verifier of its own (a host's) is ready unless it says otherwise", () => {
+    class Fixed extends TokenVerifier {
+      verify(token: string) {
+        return Promise.resolve(token === 'ok' ? { name: 'fixed' } : undefined);
+      }
+    }
+    expect(new Fixed().isReady()).toBe(true);
+  });
+
   it('names the first configured token api-token-1', async () => {
     const { service } = tableWith([]);
     const { store } = heldTokens([]);

@@ -26,8 +26,19 @@ function database(
   const pool = {
     connect: async () =>
       Object.assign(new EventEmitter(), {
-        query: (sql: string) => {
+        query: (sql: string, parameters: unknown[] = []) => {
           statements.push(sql);
+          // As PostgreSQL: as many parameters as the statement's $n, no more.
+          const wanted = new Set(sql.match(/\$\d+/g)).size;
+          if (parameters.length !== wanted)
+            return Promise.reject(
+              Object.assign(
+                new Error(
+                  `bind message supplies ${parameters.length} parameters, but prepared statement "" requires ${wanted}`,
+                ),
+                { code: '08P01' },
+              ),
+            );
           return answer();
         },
         release: () => {},
@@ -234,13 +245,129 @@ describe('WriteCircuit, what starts a probe and what it decides', () => {
   );
 
   it('a probe that keeps meeting ended connections gives up after 3 attempts', async () => {
-    const { health, statements, answers } = database();
+    const { health, statements, answers } = database({
+      probeTimeoutMs: 60_000,
+      readinessTimeoutMs: 60_000,
+      retryEveryMs: 60_000,
+      reuseForMs: 60_000,
+    });
     answers(() => Promise.reject(lost()));
     await expect(health.check()).rejects.toThrow(
       'Connection terminated unexpectedly',
     );
-    expect(statements.length).toBeGreaterThanOrEqual(3);
+    expect(statements).toHaveLength(3);
     health.beforeApplicationShutdown();
+  });
+
+  it('readiness reuses a result for reuseForMs, not a millisecond longer', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000_000);
+    const { health, statements } = database({
+      probeTimeoutMs: 60_000,
+      readinessTimeoutMs: 60_000,
+      retryEveryMs: 100,
+      reuseForMs: 1_000,
+    });
+    await health.check();
+    vi.setSystemTime(1_000_999);
+    await health.check();
+    expect(statements).toHaveLength(1);
+    vi.setSystemTime(1_001_000);
+    await health.check();
+    expect(statements).toHaveLength(2);
+  });
+
+  it('readiness while down answers at once with the last failure, without waiting on the probe that runs', async () => {
+    const { health, answers } = database({
+      probeTimeoutMs: 60_000,
+      readinessTimeoutMs: 60_000,
+      retryEveryMs: 60_000,
+      reuseForMs: 0,
+    });
+    answers(() => Promise.reject(unavailable()));
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    expect(health.canCommit).toBe(false);
+    // The database now keeps every statement waiting.
+    answers(() => new Promise(() => {}));
+    let answer: unknown;
+    health.check().catch((error: unknown) => (answer = error));
+    for (let turn = 0; turn < 5; turn += 1)
+      await new Promise((resolve) => setImmediate(resolve));
+    expect(answer).toMatchObject({ code: 'ECONNREFUSED' });
+    health.beforeApplicationShutdown();
+  });
+
+  it.each([
+    ['answered in 30 ms', 30, [0, 100, 200, 300, 400]],
+    ['answered in 100 ms', 100, [0, 100, 200, 300, 400]],
+    ['answered in 150 ms', 150, [0, 150, 300, 450]],
+  ])(
+    'while down, probes start retryEveryMs apart, or at once after a probe slower than that (%s)',
+    async (_case, answerMs, startedAt) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+      vi.setSystemTime(1_000_000);
+      const { health, answers } = database({
+        probeTimeoutMs: 60_000,
+        readinessTimeoutMs: 60_000,
+        retryEveryMs: 100,
+        reuseForMs: 60_000,
+      });
+      const probes: number[] = [];
+      answers(() => {
+        probes.push(Date.now() - 1_000_000);
+        return new Promise((_, reject) =>
+          setTimeout(() => reject(unavailable()), answerMs),
+        );
+      });
+      await expect(
+        health.write(() => Promise.reject(unavailable())),
+      ).rejects.toThrow();
+      await vi.advanceTimersByTimeAsync(450);
+      expect(probes).toEqual(startedAt);
+      health.beforeApplicationShutdown();
+      await vi.advanceTimersByTimeAsync(1_000);
+    },
+  );
+
+  it('probes at one pace when the database is found down again just after it came back', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(1_000_000);
+    const { health, answers } = database({
+      probeTimeoutMs: 60_000,
+      readinessTimeoutMs: 60_000,
+      retryEveryMs: 100,
+      reuseForMs: 60_000,
+    });
+    const probes: number[] = [];
+    let commits = false;
+    answers(() => {
+      probes.push(Date.now() - 1_000_000);
+      const outcome = commits;
+      return new Promise((resolve, reject) =>
+        setTimeout(
+          () => (outcome ? resolve({ rows: [] }) : reject(unavailable())),
+          30,
+        ),
+      );
+    });
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    commits = true;
+    // The probe sent at 100 ms commits at 130 ms.
+    await vi.advanceTimersByTimeAsync(130);
+    expect(health.canCommit).toBe(true);
+    commits = false;
+    await vi.advanceTimersByTimeAsync(20);
+    await expect(
+      health.write(() => Promise.reject(unavailable())),
+    ).rejects.toThrow();
+    await vi.advanceTimersByTimeAsync(400);
+    expect(probes).toEqual([0, 100, 150, 250, 350, 450, 550]);
+    health.beforeApplicationShutdown();
+    await vi.advanceTimersByTimeAsync(1_000);
   });
 
   it('a probe that fails for another reason (a missing table) does not call the database down', async () => {

@@ -334,6 +334,148 @@ describe('PlantInsertBatcher', () => {
     }
   });
 
+  it('says it is overloaded once its oldest waiting row has waited maxWaitMs, before that row is answered', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { batcher, release } = heldTable({ maxRows: 100, maxWaitMs: 500 });
+      const inFlight = await fillSlots(batcher);
+      const queuedAt = Date.now();
+      const waiting = batcher.insert(request(5));
+      void waiting.catch(() => undefined);
+      expect(batcher.isOverloaded).toBe(false);
+      // The clock alone moves: the timer that answers the row has not run yet.
+      vi.setSystemTime(queuedAt + 499);
+      expect(batcher.isOverloaded).toBe(false);
+      vi.setSystemTime(queuedAt + 500);
+      expect(batcher.isOverloaded).toBe(true);
+      release();
+      await Promise.all(inFlight);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('answers a row waiting for a slot when its wait runs out, exactly, with one timer however many rows wait', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { batcher, release } = heldTable({
+        maxRows: 1_000,
+        maxWaitMs: 500,
+      });
+      const inFlight = await fillSlots(batcher);
+      const queuedAt = Date.now();
+      const settled: number[] = [];
+      const waiting = Array.from({ length: 50 }, (_, index) =>
+        batcher.insert(request(10 + index)).catch((error: unknown) => {
+          settled.push(Date.now());
+          return error;
+        }),
+      );
+      expect(vi.getTimerCount()).toBe(1);
+
+      await vi.advanceTimersToNextTimerAsync();
+      expect(Date.now()).toBe(queuedAt + 500);
+      expect(settled).toEqual(Array.from({ length: 50 }, () => queuedAt + 500));
+      for (const outcome of await Promise.all(waiting))
+        expect(outcome).toBeInstanceOf(DatabaseDeadlineError);
+      release();
+      await Promise.all(inFlight);
+      // Idle again: no timer left to wake the process.
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('answers each waiting row when its own wait runs out, a later arrival later', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { batcher, release } = heldTable({ maxRows: 100, maxWaitMs: 500 });
+      const inFlight = await fillSlots(batcher);
+      const start = Date.now();
+      const settledAt: Record<string, number> = {};
+      const watch = (id: number) =>
+        batcher.insert(request(id)).catch(() => {
+          settledAt[id] = Date.now() - start;
+        });
+      const first = watch(5);
+      await vi.advanceTimersByTimeAsync(200);
+      const second = watch(6);
+      await vi.advanceTimersByTimeAsync(300);
+      expect(settledAt).toEqual({ 5: 500 });
+      await vi.advanceTimersByTimeAsync(200);
+      expect(settledAt).toEqual({ 5: 500, 6: 700 });
+      await Promise.all([first, second]);
+      release();
+      await Promise.all(inFlight);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('answers 503 for a row left over when one turn brings more rows than four statements take', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { batcher, statements, release } = heldTable({
+        maxRows: 10_000,
+        maxWaitMs: 500,
+      });
+      const sent = Array.from({ length: 2_000 }, (_, index) =>
+        batcher.insert(request(index)),
+      );
+      const leftOver = batcher.insert(request(5_000));
+      const outcome = expect(leftOver).rejects.toBeInstanceOf(
+        DatabaseDeadlineError,
+      );
+      await nextTurn();
+      expect(statements.map((ids) => ids.length)).toEqual([500, 500, 500, 500]);
+
+      await vi.advanceTimersByTimeAsync(500);
+      await outcome;
+      release();
+      await expect(Promise.all(sent)).resolves.toHaveLength(2_000);
+      expect(statements.flat()).not.toContain('5000');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('says it is overloaded, not that the database is down, when a statement was answered after the row was queued, in the same millisecond', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const releases: (() => void)[] = [];
+      const batcher = new PlantInsertBatcher(
+        async (rows) => {
+          await new Promise<void>((resolve) => releases.push(resolve));
+          return new Set(rows.map(({ id }) => id));
+        },
+        { maxRows: 1_000, maxWaitMs: 500 },
+      );
+      const inFlight = await fillSlots(batcher);
+      // A statement's worth of rows ahead of it: the last waits on after a slot frees.
+      const queued = Array.from({ length: 501 }, (_, index) =>
+        batcher.insert(request(100 + index)),
+      );
+      const last = queued.pop()!;
+      const outcome = expect(last).rejects.toEqual(ApiError.overloaded());
+      // Answered with the clock not moved since the row was queued.
+      releases.shift()?.();
+      await nextTurn();
+      await nextTurn();
+      await vi.advanceTimersByTimeAsync(500);
+      await outcome;
+
+      for (const release of releases.splice(0)) release();
+      await nextTurn();
+      for (const release of releases.splice(0)) release();
+      await expect(Promise.all([...inFlight, ...queued])).resolves.toHaveLength(
+        504,
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('never sends a row whose client left before it was sent', async () => {
     const { batcher, statements, release } = heldTable();
     const inFlight = await fillSlots(batcher);

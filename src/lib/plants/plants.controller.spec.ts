@@ -3,7 +3,13 @@ import type { ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import { eventually } from '../../../test/support/poll.js';
 import type { Pool } from 'pg';
-import { DataSource, type Repository } from 'typeorm';
+import {
+  Column,
+  DataSource,
+  Entity,
+  PrimaryColumn,
+  type Repository,
+} from 'typeorm';
 import {
   DatabaseDeadlineError,
   DatabaseDownError,
@@ -78,20 +84,33 @@ class FakePlantsTable {
   }
 }
 
+/** A host's entity for the table that lacks the tag column. */
+@Entity({ name: 'plants' })
+class TaglessPlantEntity {
+  @PrimaryColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+}
+
 async function plantsOn(
   table: FakePlantsTable,
   options: { databaseRequestTimeoutMs?: number } = {},
+  entity: typeof PlantEntity | typeof TaglessPlantEntity = PlantEntity,
+  /** The host's EventEmitter2, when it imported EventEmitterModule. */
+  emitter?: { emit(event: string, payload: unknown): boolean },
 ) {
   const dataSource = new DataSource({
     type: 'postgres',
-    entities: [PlantEntity],
+    entities: [entity],
   });
   // The entity's real metadata, without connecting: the statements are built from it.
   await (
     dataSource as unknown as { buildMetadatas(): Promise<void> }
   ).buildMetadatas();
   const repository = {
-    metadata: dataSource.getMetadata(PlantEntity),
+    metadata: dataSource.getMetadata(entity),
     manager: { connection: { driver: { master: table.pool } } },
   } as unknown as Repository<PlantEntity>;
   const settings = new PlantsSettings(options);
@@ -101,10 +120,11 @@ async function plantsOn(
     new PlantsRepository(repository, settings, metrics, writeCircuit),
     metrics,
     settings,
-    // A host without @nestjs/event-emitter's module: no emitter to be found.
+    // Without an emitter: a host without @nestjs/event-emitter's module.
     new PlantEvents({
       get: () => {
-        throw new Error('not provided');
+        if (emitter === undefined) throw new Error('not provided');
+        return emitter;
       },
     } as unknown as ModuleRef),
   );
@@ -308,6 +328,86 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     table.vanished.add('5');
     await expect(controller.create(fern(5n), request)).rejects.toThrow(
       'A taken plant id has no row.',
+    );
+  });
+
+  it("tells the host's event emitter of each plant stored, once, and not of a replay", async () => {
+    const emitted: [string, unknown][] = [];
+    const { controller, request } = await plantsOn(
+      new FakePlantsTable(),
+      {},
+      PlantEntity,
+      { emit: (event, payload) => emitted.push([event, payload]) > 0 },
+    );
+    await controller.create(fern(7n, 'shade'), request);
+    await controller.create(fern(7n, 'shade'), request);
+    await controller.create(fern(8n), request);
+    expect(emitted).toEqual([
+      ['plant.created', { id: '7', name: 'Fern', tag: 'shade' }],
+      ['plant.created', { id: '8', name: 'Fern', tag: undefined }],
+    ]);
+  });
+
+  it('finds a stored plant by its id, as a bigint or its decimal text', async () => {
+    const table = new FakePlantsTable();
+    const { controller, service, request } = await plantsOn(table);
+    await controller.create(fern(12345n, 'shade'), request);
+    await controller.create(fern(-7n), request);
+    await expect(service.findById('12345')).resolves.toEqual({
+      id: '12345',
+      name: 'Fern',
+      tag: 'shade',
+    });
+    await expect(service.findById(-7n)).resolves.toEqual({
+      id: '-7',
+      name: 'Fern',
+    });
+    await expect(service.findById('-7')).resolves.toEqual({
+      id: '-7',
+      name: 'Fern',
+    });
+    await expect(service.findById('0')).resolves.toBeUndefined();
+  });
+
+  it.each(['abc', 'x5', '5x', '05', '-', '', ' 5', '9223372036854775808'])(
+    'finds nothing, asking the database nothing, for an id that is not an int64 in decimal: %j',
+    async (id) => {
+      const table = new FakePlantsTable();
+      const { service } = await plantsOn(table);
+      await expect(service.findById(id)).resolves.toBeUndefined();
+      expect(table.statements).toEqual([]);
+    },
+  );
+
+  it('shows the rows waiting for a statement slot in its metrics', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request, metrics } = await plantsOn(table, {
+      databaseRequestTimeoutMs: 60_000,
+    });
+    table.hung = true;
+    const shown = (line: string) => async () =>
+      (await metrics.registry.metrics()).includes(line) ? true : undefined;
+    // Four statements, one per turn, fill every slot.
+    for (const id of [1n, 2n, 3n, 4n]) {
+      void controller.create(fern(id), request).catch(() => undefined);
+      await eventually(
+        `statement ${id} in flight`,
+        shown(`plant_insert_statements_in_flight ${id}`),
+      );
+    }
+    void controller.create(fern(5n), request).catch(() => undefined);
+    await eventually('a row waiting', shown('plant_insert_rows_waiting 1'));
+  });
+
+  it('fails the first create, naming the column, when the entity it was given has no tag column', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(
+      table,
+      {},
+      TaglessPlantEntity,
+    );
+    await expect(controller.create(fern(5n), request)).rejects.toThrow(
+      'No column for tag',
     );
   });
 

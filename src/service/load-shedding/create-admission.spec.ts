@@ -385,6 +385,12 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
     );
   });
 
+  it('hands an admitted create at a learned path on to Express', () => {
+    const admission = admissionWith();
+    admission.use(requestTo('/plants'), responseOf() as never, () => {});
+    expect(inFront(admission, requestTo('/plants'))).toBe('passed on');
+  });
+
   it('learns at most 16 paths, whatever clients send', () => {
     const admission = admissionWith();
     for (let index = 0; index <= 16; index += 1)
