@@ -15,7 +15,7 @@ export function productionNodeFlags(root) {
   const { scripts } = JSON.parse(
     readFileSync(join(root, 'package.json'), 'utf8'),
   );
-  const match = /^node\s+(.*?)\s*dist\/main\.js$/.exec(
+  const match = /^node\s+(.*?)\s*dist\/(?:service\/)?main\.js$/.exec(
     scripts['start:prod'] ?? '',
   );
   if (match === null)
