@@ -16,6 +16,7 @@ export type { InsertOutcome, InsertRequest, PlantRow };
 
 interface PlantStatements {
   insertBatch: string;
+  insertOne: string;
   selectById: string;
 }
 
@@ -26,7 +27,9 @@ interface PlantStatements {
  * One statement text for any batch size, so PostgreSQL plans it alike each time. Rows
  * keep their order through unnest (the batcher sorts them by id, so concurrent statements
  * take their locks in one order); a second row with an id already in the batch is skipped
- * like any taken id.
+ * like any taken id. A batch of one row (every create on a quiet service) goes as a plain
+ * INSERT ... VALUES instead: the same outcome, without PostgreSQL building and unnesting
+ * three arrays, which measurably lengthened a lone create (bench/RESULTS.md, issue 32).
  */
 function statementsFor(metadata: EntityMetadata): PlantStatements {
   const { driver } = metadata.connection;
@@ -42,6 +45,11 @@ function statementsFor(metadata: EntityMetadata): PlantStatements {
     insertBatch: `
       INSERT INTO ${table} (${id.name}, ${name.name}, ${tag.name})
       SELECT * FROM unnest($1::${id.type}[], $2::${name.type}[], $3::${tag.type}[])
+      ON CONFLICT (${id.name}) DO NOTHING
+      RETURNING ${id.name}::text AS id`,
+    insertOne: `
+      INSERT INTO ${table} (${id.name}, ${name.name}, ${tag.name})
+      VALUES ($1::${id.type}, $2::${name.type}, $3::${tag.type})
       ON CONFLICT (${id.name}) DO NOTHING
       RETURNING ${id.name}::text AS id`,
     selectById: `
@@ -126,16 +134,23 @@ export class PlantsRepository {
     rows: PlantRow[],
     deadline: number,
   ): Promise<Set<string>> {
+    const [sql, parameters] =
+      rows.length === 1
+        ? [this.statements.insertOne, [rows[0].id, rows[0].name, rows[0].tag]]
+        : [
+            this.statements.insertBatch,
+            [
+              rows.map((row) => row.id),
+              rows.map((row) => row.name),
+              rows.map((row) => row.tag),
+            ],
+          ];
     const returned = await this.health.write((signal) =>
       queryWithin<{ id: string }>(
         poolOf(this.plants.manager.connection),
         deadline,
-        this.statements.insertBatch,
-        [
-          rows.map((row) => row.id),
-          rows.map((row) => row.name),
-          rows.map((row) => row.tag),
-        ],
+        sql,
+        parameters,
         signal,
       ),
     );
