@@ -43,11 +43,25 @@ class FakePlantsTable {
   readonly pool = {
     connect: async () =>
       Object.assign(new EventEmitter(), {
-        query: (sql: string, parameters: unknown[]) =>
-          this.query(sql, parameters),
+        // As pg takes it: a text and its values, or one object (a named statement).
+        query: (
+          sql: string | { name: string; text: string; values: unknown[] },
+          parameters: unknown[],
+        ) =>
+          typeof sql === 'string'
+            ? this.query(sql, parameters)
+            : this.named(sql),
         release: () => {},
       }),
   } as unknown as Pool;
+
+  /** The name of every statement run by name, in order. */
+  readonly names: string[] = [];
+
+  private named(statement: { name: string; text: string; values: unknown[] }) {
+    this.names.push(statement.name);
+    return this.query(statement.text, statement.values);
+  }
 
   private async query(sql: string, parameters: unknown[]) {
     // DatabaseHealth's commit probe, after a failure: does the database commit?
@@ -264,6 +278,11 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     expect(table.statements).toHaveLength(1);
     expect(table.statements[0]).toMatch(/unnest\(\$1::bigint\[\], /);
     expect([...table.rows.keys()]).toEqual(['1', '2', '3']);
+    // Each by a name of its own, so PostgreSQL parses and plans it once per connection.
+    const [one, grouped] = table.names;
+    expect(table.names).toEqual([one, grouped]);
+    expect(one).not.toBe(grouped);
+    expect(one).toMatch(/^plant-store-/);
   });
 
   it('does not repeat a statement that failed for another reason', async () => {

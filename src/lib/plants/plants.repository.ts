@@ -1,6 +1,11 @@
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { EntityMetadata, Repository } from 'typeorm';
-import { poolOf, queryWithin } from '../database/bounded-query.js';
+import { createHash } from 'node:crypto';
+import {
+  type NamedStatement,
+  poolOf,
+  queryWithin,
+} from '../database/bounded-query.js';
 import { DatabaseDownError } from '../database/database-errors.js';
 import { DatabaseHealth } from '../database/database-health.js';
 import {
@@ -15,9 +20,15 @@ import { PlantsSettings } from './plants-module.options.js';
 export type { InsertOutcome, InsertRequest, PlantRow };
 
 interface PlantStatements {
-  insertBatch: string;
-  insertOne: string;
-  selectById: string;
+  insertBatch: NamedStatement;
+  insertOne: NamedStatement;
+  selectById: NamedStatement;
+}
+
+/** Named by its text, so that two tables (two schemas) never share a name on a connection. */
+function named(text: string): NamedStatement {
+  const digest = createHash('sha256').update(text).digest('hex');
+  return { name: `plant-store-${digest.slice(0, 24)}`, text };
 }
 
 /**
@@ -30,6 +41,8 @@ interface PlantStatements {
  * like any taken id. A batch of one row (every create on a quiet service) goes as a plain
  * INSERT ... VALUES instead: the same outcome, without PostgreSQL building and unnesting
  * three arrays, which measurably lengthened a lone create (bench/RESULTS.md, issue 32).
+ * Each statement is named (pg's prepared statements): PostgreSQL parses and plans it once
+ * per pooled connection, not once per create, which shortened a lone create again.
  */
 function statementsFor(metadata: EntityMetadata): PlantStatements {
   const { driver } = metadata.connection;
@@ -42,19 +55,19 @@ function statementsFor(metadata: EntityMetadata): PlantStatements {
   };
   const [id, name, tag] = [column('id'), column('name'), column('tag')];
   return {
-    insertBatch: `
+    insertBatch: named(`
       INSERT INTO ${table} (${id.name}, ${name.name}, ${tag.name})
       SELECT * FROM unnest($1::${id.type}[], $2::${name.type}[], $3::${tag.type}[])
       ON CONFLICT (${id.name}) DO NOTHING
-      RETURNING ${id.name}::text AS id`,
-    insertOne: `
+      RETURNING ${id.name}::text AS id`),
+    insertOne: named(`
       INSERT INTO ${table} (${id.name}, ${name.name}, ${tag.name})
       VALUES ($1::${id.type}, $2::${name.type}, $3::${tag.type})
       ON CONFLICT (${id.name}) DO NOTHING
-      RETURNING ${id.name}::text AS id`,
-    selectById: `
+      RETURNING ${id.name}::text AS id`),
+    selectById: named(`
       SELECT ${id.name}::text AS id, ${name.name} AS name, ${tag.name} AS tag
-      FROM ${table} WHERE ${id.name} = $1::${id.type}`,
+      FROM ${table} WHERE ${id.name} = $1::${id.type}`),
   };
 }
 
