@@ -12,6 +12,15 @@ export function poolOf(dataSource: DataSource): Pool {
 }
 
 /**
+ * A statement PostgreSQL parses and plans once per connection, then runs by its name: `name`
+ * must be unique to `text` (pg refuses one name for two texts on a connection).
+ */
+export interface NamedStatement {
+  name: string;
+  text: string;
+}
+
+/**
  * One statement whose whole database part (the wait for a pooled connection and the query)
  * ends by `deadline` (epoch ms), with DatabaseDeadlineError if the database is silent, or
  * earlier when `signal` is aborted (with its reason): the caller learned meanwhile that the
@@ -26,7 +35,7 @@ export function poolOf(dataSource: DataSource): Pool {
 export function queryWithin<Row extends QueryResultRow>(
   pool: Pool,
   deadline: number,
-  sql: string,
+  sql: string | NamedStatement,
   parameters: unknown[],
   signal?: AbortSignal,
 ): Promise<Row[]> {
@@ -71,7 +80,11 @@ export function queryWithin<Row extends QueryResultRow>(
         if (done) return connected.release();
         client = connected;
         connected.on('error', onBroken);
-        connected.query<Row>(sql, parameters).then(
+        const answer =
+          typeof sql === 'string'
+            ? connected.query<Row>(sql, parameters)
+            : connected.query<Row>({ ...sql, values: parameters });
+        answer.then(
           (result) => {
             if (done) return;
             finish((used) => used.release());

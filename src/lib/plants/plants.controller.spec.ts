@@ -32,8 +32,8 @@ const refused = () =>
 
 /**
  * Where PostgreSQL would be: a pg pool over a table in memory that does what the two
- * statements ask of PostgreSQL (an INSERT that skips a taken id and returns the ids it
- * wrote, a SELECT by id), counting them; WriteCircuit's probes commit. `failures` fail the next statements in turn; `hung` leaves them
+ * statements ask of PostgreSQL (an INSERT of one row or of a batch that skips a taken id and
+ * returns the ids it wrote, a SELECT by id), counting them; WriteCircuit's probes commit. `failures` fail the next statements in turn; `hung` leaves them
  * unanswered.
  */
 class FakePlantsTable {
@@ -49,11 +49,25 @@ class FakePlantsTable {
   readonly pool = {
     connect: async () =>
       Object.assign(new EventEmitter(), {
-        query: (sql: string, parameters: unknown[]) =>
-          this.query(sql, parameters),
+        // As pg takes it: a text and its values, or one object (a named statement).
+        query: (
+          sql: string | { name: string; text: string; values: unknown[] },
+          parameters: unknown[],
+        ) =>
+          typeof sql === 'string'
+            ? this.query(sql, parameters)
+            : this.named(sql),
         release: () => {},
       }),
   } as unknown as Pool;
+
+  /** The name of every statement run by name, in order. */
+  readonly names: string[] = [];
+
+  private named(statement: { name: string; text: string; values: unknown[] }) {
+    this.names.push(statement.name);
+    return this.query(statement.text, statement.values);
+  }
 
   private async query(sql: string, parameters: unknown[]) {
     // WriteCircuit's commit probe, after a failure: does the database commit?
@@ -68,7 +82,12 @@ class FakePlantsTable {
     if (
       /^\s*INSERT INTO "plants".*ON CONFLICT \("id"\) DO NOTHING/s.test(sql)
     ) {
-      const [ids, names, tags] = parameters as string[][];
+      // A batch of rows (unnest of three arrays), or one row (VALUES).
+      const [ids, names, tags] = (
+        Array.isArray(parameters[0])
+          ? parameters
+          : parameters.map((value) => [value])
+      ) as string[][];
       const written = ids.filter((id, index) => {
         if (this.rows.has(id) || this.vanished.has(id)) return false;
         this.rows.set(id, { id, name: names[index], tag: tags[index] });
@@ -263,6 +282,27 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     );
     expect(table.statements).toHaveLength(3);
     expect(table.rows.has('2')).toBe(false);
+  });
+
+  it('sends a lone create as a one-row INSERT ... VALUES, and the creates of one turn as one grouped INSERT', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table);
+    await controller.create(fern(1n), request);
+    expect(table.statements).toHaveLength(1);
+    expect(table.statements[0]).toMatch(/VALUES \(\$1::bigint, /);
+    table.statements.length = 0;
+    await Promise.all([
+      controller.create(fern(2n), request),
+      controller.create(fern(3n), request),
+    ]);
+    expect(table.statements).toHaveLength(1);
+    expect(table.statements[0]).toMatch(/unnest\(\$1::bigint\[\], /);
+    expect([...table.rows.keys()]).toEqual(['1', '2', '3']);
+    // Each by a name of its own, so PostgreSQL parses and plans it once per connection.
+    const [one, grouped] = table.names;
+    expect(table.names).toEqual([one, grouped]);
+    expect(one).not.toBe(grouped);
+    expect(one).toMatch(/^plant-store-/);
   });
 
   it('does not repeat a statement that failed for another reason', async () => {

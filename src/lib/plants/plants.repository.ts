@@ -1,6 +1,11 @@
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { EntityMetadata, Repository } from 'typeorm';
-import { poolOf, queryWithin } from '../database/bounded-query.js';
+import { createHash } from 'node:crypto';
+import {
+  type NamedStatement,
+  poolOf,
+  queryWithin,
+} from '../database/bounded-query.js';
 import { DatabaseDownError } from '../database/database-errors.js';
 import { WriteCircuit } from '../database/write-circuit.js';
 import {
@@ -15,8 +20,15 @@ import { PlantsSettings } from './plants-module.options.js';
 export type { InsertOutcome, InsertRequest, PlantRow };
 
 interface PlantStatements {
-  insertBatch: string;
-  selectById: string;
+  insertBatch: NamedStatement;
+  insertOne: NamedStatement;
+  selectById: NamedStatement;
+}
+
+/** Named by its text, so that two tables (two schemas) never share a name on a connection. */
+function named(text: string): NamedStatement {
+  const digest = createHash('sha256').update(text).digest('hex');
+  return { name: `plant-store-${digest.slice(0, 24)}`, text };
 }
 
 /**
@@ -26,7 +38,11 @@ interface PlantStatements {
  * One statement text for any batch size, so PostgreSQL plans it alike each time. Rows
  * keep their order through unnest (the batcher sorts them by id, so concurrent statements
  * take their locks in one order); a second row with an id already in the batch is skipped
- * like any taken id.
+ * like any taken id. A batch of one row (every create on a quiet service) goes as a plain
+ * INSERT ... VALUES instead: the same outcome, without PostgreSQL building and unnesting
+ * three arrays, which measurably lengthened a lone create (bench/RESULTS.md, issue 32).
+ * Each statement is named (pg's prepared statements): PostgreSQL parses and plans it once
+ * per pooled connection, not once per create, which shortened a lone create again.
  */
 function statementsFor(metadata: EntityMetadata): PlantStatements {
   const { driver } = metadata.connection;
@@ -39,14 +55,19 @@ function statementsFor(metadata: EntityMetadata): PlantStatements {
   };
   const [id, name, tag] = [column('id'), column('name'), column('tag')];
   return {
-    insertBatch: `
+    insertBatch: named(`
       INSERT INTO ${table} (${id.name}, ${name.name}, ${tag.name})
       SELECT * FROM unnest($1::${id.type}[], $2::${name.type}[], $3::${tag.type}[])
       ON CONFLICT (${id.name}) DO NOTHING
-      RETURNING ${id.name}::text AS id`,
-    selectById: `
+      RETURNING ${id.name}::text AS id`),
+    insertOne: named(`
+      INSERT INTO ${table} (${id.name}, ${name.name}, ${tag.name})
+      VALUES ($1::${id.type}, $2::${name.type}, $3::${tag.type})
+      ON CONFLICT (${id.name}) DO NOTHING
+      RETURNING ${id.name}::text AS id`),
+    selectById: named(`
       SELECT ${id.name}::text AS id, ${name.name} AS name, ${tag.name} AS tag
-      FROM ${table} WHERE ${id.name} = $1::${id.type}`,
+      FROM ${table} WHERE ${id.name} = $1::${id.type}`),
   };
 }
 
@@ -127,16 +148,23 @@ export class PlantsRepository {
     rows: PlantRow[],
     deadline: number,
   ): Promise<Set<string>> {
+    const [sql, parameters] =
+      rows.length === 1
+        ? [this.statements.insertOne, [rows[0].id, rows[0].name, rows[0].tag]]
+        : [
+            this.statements.insertBatch,
+            [
+              rows.map((row) => row.id),
+              rows.map((row) => row.name),
+              rows.map((row) => row.tag),
+            ],
+          ];
     const returned = await this.writeCircuit.write((signal) =>
       queryWithin<{ id: string }>(
         poolOf(this.plants.manager.connection),
         deadline,
-        this.statements.insertBatch,
-        [
-          rows.map((row) => row.id),
-          rows.map((row) => row.name),
-          rows.map((row) => row.tag),
-        ],
+        sql,
+        parameters,
         signal,
       ),
     );
