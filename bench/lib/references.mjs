@@ -28,7 +28,7 @@ import {
   SERVICE_MAIN,
   serviceMainOf,
 } from './paths.mjs';
-import { serviceArgs, startServer } from './servers.mjs';
+import { benchmarkSettings, serviceArgs, startServer } from './servers.mjs';
 import { median } from './stats.mjs';
 import { watch } from './usage.mjs';
 import { wrkAvailable, wrkClosedLoop } from './wrk.mjs';
@@ -88,12 +88,7 @@ async function turn(
   const server = await startServer({
     name,
     args: spec.args,
-    env: {
-      DATABASE_URL: ctx.databaseUrl,
-      API_TOKENS: ctx.token,
-      SHUTDOWN_DELAY_MS: '0',
-      ...spec.env,
-    },
+    env: benchmarkSettings(ctx.databaseUrl, ctx.token, spec.env),
     logFile: ctx.logFile,
   });
   try {

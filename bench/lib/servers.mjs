@@ -41,6 +41,19 @@ export async function withoutServiceV8Flags(main = SERVICE_MAIN) {
  * listening on `port` on the loopback interface; `extra` adds to it or overrides it, and
  * a variable set to undefined there is left out.
  */
+/**
+ * The settings every benchmarked server gets: the run's database and token, and no drain
+ * delay (a stop between turns need not wait for a load balancer), then its own `extra`.
+ */
+export function benchmarkSettings(databaseUrl, token, extra = {}) {
+  return {
+    DATABASE_URL: databaseUrl,
+    API_TOKENS: token,
+    SHUTDOWN_DELAY_MS: '0',
+    ...extra,
+  };
+}
+
 export function serverEnv(port, extra = {}) {
   const env = {
     ...process.env,

@@ -22,7 +22,11 @@ import {
   waitForQuiet,
 } from '../lib/database.mjs';
 import { BASELINE_SERVER, RESULTS, serviceMainOf } from '../lib/paths.mjs';
-import { serviceArgs, startServer } from '../lib/servers.mjs';
+import {
+  benchmarkSettings,
+  serviceArgs,
+  startServer,
+} from '../lib/servers.mjs';
 import { postmasterOf } from '../lib/usage.mjs';
 import { newToken } from '../lib/workload.mjs';
 import { wrkClosedLoop } from '../lib/wrk.mjs';
@@ -107,12 +111,7 @@ async function main() {
       const server = await startServer({
         name,
         args: SERVERS[name].args,
-        env: {
-          DATABASE_URL: database.url,
-          API_TOKENS: token,
-          SHUTDOWN_DELAY_MS: '0',
-          ...SERVERS[name].env,
-        },
+        env: benchmarkSettings(database.url, token, SERVERS[name].env),
         logFile: join(RESULTS, 'c1-ab-servers.log'),
       });
       pinProcessTree(server.pid, '1');

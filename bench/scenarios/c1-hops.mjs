@@ -28,7 +28,11 @@ import {
   ROOT,
   serviceMainOf,
 } from '../lib/paths.mjs';
-import { serviceArgs, startServer } from '../lib/servers.mjs';
+import {
+  benchmarkSettings,
+  serviceArgs,
+  startServer,
+} from '../lib/servers.mjs';
 import { postmasterOf } from '../lib/usage.mjs';
 import { newToken } from '../lib/workload.mjs';
 import { wrkClosedLoop } from '../lib/wrk.mjs';
@@ -69,13 +73,10 @@ async function turn(ctx, name) {
   const server = await startServer({
     name,
     args: spec.args,
-    env: {
-      DATABASE_URL: ctx.databaseUrl,
-      API_TOKENS: ctx.token,
-      SHUTDOWN_DELAY_MS: '0',
+    env: benchmarkSettings(ctx.databaseUrl, ctx.token, {
       HOP_TIMER_FILE: file,
       ...spec.env,
-    },
+    }),
     logFile: join(RESULTS, 'c1-hops-servers.log'),
   });
   try {

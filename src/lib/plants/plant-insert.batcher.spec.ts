@@ -104,6 +104,24 @@ async function fillSlots(
   return inFlight;
 }
 
+/**
+ * A batcher whose statements wait until released, in order (`releases`), over a queue of
+ * 1,000 rows and 500 ms; each statement's ids are noted in `statements`.
+ */
+function heldBatcher() {
+  const releases: (() => void)[] = [];
+  const statements: string[][] = [];
+  const batcher = new PlantInsertBatcher(
+    async (rows) => {
+      statements.push(rows.map(({ id }) => id));
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return new Set(rows.map(({ id }) => id));
+    },
+    { maxRows: 1_000, maxWaitMs: 500 },
+  );
+  return { batcher, releases, statements };
+}
+
 describe('PlantInsertBatcher', () => {
   it('sends a request alone at once, without a timer', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
@@ -297,16 +315,7 @@ describe('PlantInsertBatcher', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {
       // Each statement held until released on its own, first in first out.
-      const releases: (() => void)[] = [];
-      const statements: string[][] = [];
-      const batcher = new PlantInsertBatcher(
-        async (rows) => {
-          statements.push(rows.map(({ id }) => id));
-          await new Promise<void>((resolve) => releases.push(resolve));
-          return new Set(rows.map(({ id }) => id));
-        },
-        { maxRows: 1_000, maxWaitMs: 500 },
-      );
+      const { batcher, releases, statements } = heldBatcher();
       const inFlight = await fillSlots(batcher);
       // One more row than a statement takes: the last waits on after a slot frees.
       const queued = Array.from({ length: 501 }, (_, index) =>
@@ -443,14 +452,7 @@ describe('PlantInsertBatcher', () => {
   it('says it is overloaded, not that the database is down, when a statement was answered after the row was queued, in the same millisecond', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
-      const releases: (() => void)[] = [];
-      const batcher = new PlantInsertBatcher(
-        async (rows) => {
-          await new Promise<void>((resolve) => releases.push(resolve));
-          return new Set(rows.map(({ id }) => id));
-        },
-        { maxRows: 1_000, maxWaitMs: 500 },
-      );
+      const { batcher, releases } = heldBatcher();
       const inFlight = await fillSlots(batcher);
       // A statement's worth of rows ahead of it: the last waits on after a slot frees.
       const queued = Array.from({ length: 501 }, (_, index) =>
