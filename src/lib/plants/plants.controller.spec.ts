@@ -298,6 +298,9 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     expect(table.statements).toHaveLength(1);
     expect(table.statements[0]).toMatch(/unnest\(\$1::bigint\[\], /);
     expect([...table.rows.keys()]).toEqual(['1', '2', '3']);
+    // The grouped statement carries each row's own name and tag, as the lone one does.
+    for (const id of ['2', '3'])
+      expect(table.rows.get(id)).toEqual({ ...table.rows.get('1'), id });
     // Each by a name of its own, so PostgreSQL parses and plans it once per connection.
     const [one, grouped] = table.names;
     expect(table.names).toEqual([one, grouped]);
