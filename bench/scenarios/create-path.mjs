@@ -8,14 +8,17 @@
 //
 // --dist: a build (default: this repository's dist/); --src: the source tree it was built
 // from (default: src/ beside it); --list prints the files. Writes nothing to RESULTS.md.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort } from '../../test-kit/free-port.mjs';
 import { openDatabase } from '../lib/database.mjs';
 import { RESULTS, ROOT, serviceMainOf } from '../lib/paths.mjs';
+import {
+  benchmarkSettings,
+  serviceArgs,
+  startServer,
+} from '../lib/servers.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -33,20 +36,6 @@ const WARM_UP_CREATES = 50;
 const MEASURED_CREATES = 3;
 
 const log = (line) => process.stderr.write(`[create-path] ${line}\n`);
-
-/** The inspector's address, from the line Node prints on stderr at start. */
-function inspectorUrl(child) {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk) => {
-      text += chunk;
-      const found = /ws:\/\/\S+/.exec(text);
-      if (found) resolve(found[0]);
-    });
-    child.once('exit', (code) => reject(new Error(`service exited ${code}`)));
-  });
-}
 
 /** One DevTools protocol session over the inspector's WebSocket. */
 async function inspector(url) {
@@ -102,38 +91,23 @@ async function create(base, id, requestId = `create-path-${id}`) {
   await response.text();
 }
 
-// The service's V8 flags given up front: started without them it replaces itself
-// (process.execve) to add them, and the inspector with it.
-const v8Flags = join(dist, 'service', 'v8-flags.js');
-const { SERVICE_V8_FLAGS } = await import(
-  pathToFileURL(existsSync(v8Flags) ? v8Flags : join(dist, 'v8-flags.js')).href
-);
-
 const database = await openDatabase(log);
-const port = await freePort();
-const serviceLog = openSync(join(RESULTS, 'create-path-service.log'), 'w');
-const child = spawn(
-  process.execPath,
-  [...SERVICE_V8_FLAGS, '--inspect=127.0.0.1:0', serviceMainOf(dist)],
-  {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: database.url,
-      API_TOKENS: TOKEN,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-    },
-    stdio: ['ignore', serviceLog, 'pipe'],
-  },
-);
+const serviceLog = join(RESULTS, 'create-path-service.log');
+rmSync(serviceLog, { force: true });
+// As production starts it: without its V8 flags it starts over with them (the same pid, a
+// new inspector), so the inspector to take is the last one Node announced before readiness.
+const server = await startServer({
+  name: 'service',
+  args: serviceArgs(['--inspect=127.0.0.1:0'], serviceMainOf(dist)),
+  env: benchmarkSettings(database.url, TOKEN),
+  logFile: serviceLog,
+});
 try {
-  const session = await inspector(await inspectorUrl(child));
-  const base = `http://127.0.0.1:${port}`;
-  await until(
-    'readiness',
-    async () => (await fetch(`${base}/health/ready`)).ok,
-  );
+  const [inspectorUrl] = server.output
+    .flatMap((line) => /ws:\/\/\S+/.exec(line) ?? [])
+    .slice(-1);
+  const session = await inspector(inspectorUrl);
+  const base = server.url;
   await session.call('Profiler.enable');
   await session.call('Profiler.startPreciseCoverage', { callCount: true });
   const firstId = Date.now() * 1000;
@@ -153,9 +127,7 @@ try {
     await create(base, firstId + WARM_UP_CREATES + i, requestId);
     // The request log's line is written when the response closes: wait for it.
     await until('the request log line', async () =>
-      readFileSync(join(RESULTS, 'create-path-service.log'), 'utf8').includes(
-        requestId,
-      ),
+      readFileSync(serviceLog, 'utf8').includes(requestId),
     );
     const { result } = await session.call('Profiler.takePreciseCoverage');
     const now = new Set(ran(result));
@@ -181,8 +153,6 @@ try {
     }),
   );
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  closeSync(serviceLog);
+  await server.stop();
   await database.close();
 }
