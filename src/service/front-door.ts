@@ -55,7 +55,7 @@ export function openFrontDoor(
   });
   const request: RequestListener = (request, response) => {
     // 3. The drain: in flight until its response closes; `Connection: close` once draining.
-    drain.track(request, response);
+    drain.track(response);
     // 4. Load shedding, for the paths the plant route was met at (step 9).
     shedInFrontOfExpress(request, response);
   };

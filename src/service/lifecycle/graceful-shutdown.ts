@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
@@ -38,7 +38,7 @@ export class GracefulShutdown {
    * in flight until its response closes, and once the drain has begun its answer says
    * `Connection: close`.
    */
-  track(_request: IncomingMessage, response: ServerResponse): void {
+  track(response: ServerResponse): void {
     this.inFlight.add(response);
     if (this.state.isShuttingDown) response.setHeader('Connection', 'close');
   }
