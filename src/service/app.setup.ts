@@ -1,10 +1,10 @@
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { openFrontDoor } from './front-door.js';
-import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
+import { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 
 /**
  * Builds the service exactly as it runs: bootstrap.ts and the e2e tests both call this.
@@ -15,10 +15,10 @@ import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
  */
 export async function createApp(
   env: Environment,
-): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(
+): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(env),
-    new TimedExpressAdapter(env),
+    new TimedFastifyAdapter(env),
     {
       // JSON bodies are read after authentication, by JsonBodyGuard.
       bodyParser: false,

@@ -1,20 +1,23 @@
 import type { RequestListener, Server } from 'node:http';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import { holdContinue } from '../lib/request-body/request-body.js';
 import type { Environment } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
-import { RequestLogMiddleware } from './logging/request-log.middleware.js';
-import { HttpMetricsMiddleware } from './http-metrics/http-metrics.middleware.js';
-import { setupOpenApi } from './openapi/openapi.js';
-import { answerClientError } from './http-server/client-error.handler.js';
+import { RequestLog } from './logging/request-log.js';
+import { RequestTiming } from './http-metrics/request-timing.js';
+import { isDocumentationPath, setupOpenApi } from './openapi/openapi.js';
 import { capConnections } from './http-server/connection-cap.js';
 import {
   refuseExpectation,
+  refuseUnknownMethod,
   refuseWithoutHost,
 } from './http-server/protocol-checks.js';
+import { refusedOtherThanRead } from './http-server/read-only-path.js';
 import { SECURITY_HEADERS } from './http-server/security-headers.js';
+import type { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 import { closeConnectionIfBodyUnread } from './http-server/unread-body.js';
 
 export type FrontDoorSettings = Pick<
@@ -25,12 +28,12 @@ export type FrontDoorSettings = Pick<
 /**
  * The front door: everything between a socket and Nest's routes, in the order a request
  * meets it, put on the server at one moment: by createApp, once Nest has made the server
- * (TimedExpressAdapter: its timeouts, no listener of ours yet) and the providers the door
+ * (TimedFastifyAdapter: its timeouts, no listener of ours yet) and the providers the door
  * needs (the drain, load shedding) exist. Nothing else adds a listener to the server or a
- * layer in front of Nest's routes. docs/architecture.md walks the same order, hop by hop.
+ * hook in front of Nest's routes. docs/architecture.md walks the same order, hop by hop.
  */
 export function openFrontDoor(
-  app: NestExpressApplication,
+  app: NestFastifyApplication,
   settings: FrontDoorSettings,
 ): void {
   const server = app.getHttpServer() as Server;
@@ -39,25 +42,28 @@ export function openFrontDoor(
   capConnections(server, settings.HTTP_MAX_CONNECTIONS);
 
   // 1. Bytes Node's parser refuses (a broken request line, headers too large, a request
-  //    too slow) never become a request: 400, 408 or 431 with the Error body.
-  server.on('clientError', answerClientError);
+  //    too slow) never become a request: 400, 408 or 431 with the Error body. Fastify puts
+  //    that answer (answerClientError) on 'clientError' itself: TimedFastifyAdapter gives it.
 
-  // 2-5. A request, on Node's server, before Express.
-  const express = app.getHttpAdapter().getInstance() as RequestListener;
+  // 2-5. A request, on Node's server, before Fastify.
+  const adapter = app.getHttpAdapter() as unknown as TimedFastifyAdapter;
+  const fastifyHandler = adapter.requestListener;
   const drain = app.get(GracefulShutdown);
   const admission = app.get(CreateAdmission);
-  const shedInFrontOfExpress = admission.inFrontOf((request, response) => {
-    // 5. The protocol checks Node would answer with no body, and the response hook that
-    //    closes the connection of an answer sent before its body arrived.
+  const shedInFrontOfFastify = admission.inFrontOf((request, response) => {
+    // 5. The protocol checks Node would answer with no body, a method no route can have,
+    //    and the response hook that closes the connection of an answer sent before its
+    //    body arrived.
     if (refuseWithoutHost(request, response)) return;
+    if (refuseUnknownMethod(request, response)) return;
     closeConnectionIfBodyUnread(request, response);
-    express(request, response);
+    fastifyHandler(request, response);
   });
   const request: RequestListener = (request, response) => {
     // 3. The drain: in flight until its response closes; `Connection: close` once draining.
     drain.track(response);
     // 4. Load shedding, for the paths the plant route was met at (step 9).
-    shedInFrontOfExpress(request, response);
+    shedInFrontOfFastify(request, response);
   };
   server.on('request', request);
   // 2. `Expect: 100-continue`: an ordinary request whose `100 Continue` the body reader sends
@@ -68,30 +74,46 @@ export function openFrontDoor(
   });
   server.on('checkExpectation', refuseExpectation);
 
-  // 6-8. Express, and the middleware every request passes, in the order they run.
-  app.disable('x-powered-by');
-  // Every answer is a fresh POST result: hashing it for an ETag is work nobody uses.
-  app.set('etag', false);
-  // 6. Security headers, then CORS when CORS_ORIGINS is set.
-  app.use(helmet(SECURITY_HEADERS));
+  // 6-8. Fastify, and the hooks every request passes, in the order they run.
+  const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+  // No body is read before the guards: JsonBodyGuard reads it, after the bearer check, on
+  // the one route that takes one. Fastify would otherwise parse JSON (and refuse other
+  // media types) before any guard ran.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (_request, _payload, done) => {
+    done(null);
+  });
+  // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours), then the
+  //    security headers.
   enableCors(app, settings.CORS_ORIGINS);
-  // The OpenAPI document and Swagger UI, read-only, ahead of the log: they are not logged.
+  const securityHeaders = helmet(SECURITY_HEADERS);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    securityHeaders(request.raw, reply.raw, (error) =>
+      done(error as Error | undefined),
+    );
+  });
+  // The OpenAPI document and Swagger UI (Fastify routes of their own).
   setupOpenApi(app);
-  // 7-8. The request log and id, and the request timing: plain Express middleware (Nest's
-  //    documented app.use()), not a MiddlewareConsumer's, which mounts each on a `{*path}`
-  //    pattern Express matches and trims per request, behind a per-request WeakSet: for two
-  //    middleware that see every request anyway, that was 3% of a create's CPU
-  //    (bench/RESULTS.md, issue 19 item 7).
-  for (const middleware of [
-    app.get(RequestLogMiddleware),
-    app.get(HttpMetricsMiddleware),
-  ])
-    app.use(middleware.use.bind(middleware));
+  // 7-8. Every other path: the request log and id, and the request timing, which follow
+  //    the answer's events. The documentation's paths are read-only (any other method is
+  //    405 here) and are neither logged nor timed.
+  const log = app.get(RequestLog);
+  const timing = app.get(RequestTiming);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (!isDocumentationPath(request.url)) {
+      log.follow(request, reply.raw);
+      timing.follow(request, reply.raw);
+    } else if (refusedOtherThanRead(request.raw, reply.raw)) {
+      reply.hijack();
+      return;
+    }
+    done();
+  });
   // 9 onwards: Nest's routes (load shedding's route middleware, guards, pipe, handler).
 }
 
 function enableCors(
-  app: NestExpressApplication,
+  app: NestFastifyApplication,
   origins: readonly string[],
 ): void {
   if (origins.length === 0) return;

@@ -1,7 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
 import { AuthFailureLimiter, clientAddress } from './auth-failure.limiter.js';
 import { AuthGuardScope } from './auth-module.options.js';
@@ -14,7 +14,10 @@ export const REALM = 'plant-store';
 const PRESENTS_BEARER_TOKEN = /^bearer\s+\S/i;
 
 /** RFC 6750 section 3: name the error only when a token was actually presented. */
-function challengeFor(request: Request): string {
+/** What the guard reads of a request, on Express or Fastify alike. */
+type AuthenticatedRequest = Pick<IncomingMessage, 'headers'> & { ip?: string };
+
+function challengeFor(request: AuthenticatedRequest): string {
   const presented = PRESENTS_BEARER_TOKEN.test(
     request.headers.authorization ?? '',
   );
@@ -63,7 +66,7 @@ export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
     // The verifier could not decide (the database is down): not the client's failure.
     if (error) throw error;
     if (client) return client;
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const verdict = this.failures.recordFailure(clientAddress(request));
     if (verdict.blocked)
       throw ApiError.tooManyRequests(verdict.retryAfterSeconds);

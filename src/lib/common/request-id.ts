@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { nodeRequestOf } from './node-http.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -13,8 +14,14 @@ const assigned = Symbol('request id');
 
 type IdentifiedRequest = IncomingMessage & { [assigned]?: string };
 
-/** The id that ties a request to its log lines: the caller's if it is sane, else a new one. */
-export function requestIdOf(request: IdentifiedRequest): string {
+/**
+ * The id that ties a request to its log lines: the caller's if it is sane, else a new one.
+ * Kept on Node's request, so the adapter's wrapper (Fastify's) and Node's object name one id.
+ */
+export function requestIdOf(
+  from: IncomingMessage | { raw: IncomingMessage },
+): string {
+  const request: IdentifiedRequest = nodeRequestOf(from);
   let id = request[assigned];
   if (id === undefined) {
     const given = request.headers[REQUEST_ID_KEY];

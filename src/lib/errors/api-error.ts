@@ -21,6 +21,7 @@ export const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
   431: 'The request headers are too large.',
   [HttpStatus.INTERNAL_SERVER_ERROR]:
     'The server failed to handle the request; it has been logged.',
+  [HttpStatus.NOT_IMPLEMENTED]: 'This method is not supported by this service.',
   [HttpStatus.SERVICE_UNAVAILABLE]:
     'The service is temporarily unavailable; retry later.',
 };
@@ -40,7 +41,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
 /** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = 2;
 
-/** What a read-only path allows: Express answers HEAD wherever it answers GET. */
+/** What a read-only path allows: HEAD is answered wherever GET is. */
 export const READ_METHODS: readonly string[] = ['GET', 'HEAD'];
 
 /**

@@ -6,9 +6,10 @@ import {
   HttpStatus,
   Logger,
 } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isDatabaseUnavailable } from '../database/database-errors.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id.js';
+import { nodeResponseOf } from '../common/node-http.js';
 import { routeLabel } from '../common/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
 import { ErrorAnswer } from './error-answer.js';
@@ -21,6 +22,12 @@ function clientErrorStatusOf(exception: unknown): number | undefined {
   return typeof code === 'number' && code >= 400 && code < 500
     ? code
     : undefined;
+}
+
+/** What the filter needs of Fastify's reply (the package does not depend on Fastify). */
+interface FastifyReplyLike {
+  raw: ServerResponse;
+  hijack(): void;
 }
 
 /**
@@ -36,9 +43,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
+    const request = http.getRequest<IncomingMessage>();
+    const reply = http.getResponse<ServerResponse | FastifyReplyLike>();
     const answer = this.answerFor(exception, request);
+    // On Fastify the answer is written on Node's response, so Fastify is told to leave it.
+    if ('hijack' in reply) reply.hijack();
+    const response = nodeResponseOf(reply);
 
     if (response.headersSent) {
       // Too late for a proper answer: cut the connection rather than send half a body.
@@ -48,7 +58,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     answer.writeTo(response);
   }
 
-  private answerFor(exception: unknown, request: Request): ErrorAnswer {
+  private answerFor(exception: unknown, request: IncomingMessage): ErrorAnswer {
     // The one place a database that cannot answer becomes 503 with Retry-After, whichever
     // layer met it (a create, a token look-up, a probe).
     const known = isDatabaseUnavailable(exception)
@@ -69,7 +79,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   private unexpected(
     exception: unknown,
-    request: Request,
+    request: IncomingMessage,
     status: number = HttpStatus.INTERNAL_SERVER_ERROR,
   ): ErrorAnswer {
     const requestId = requestIdOf(request);

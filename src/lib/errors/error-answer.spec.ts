@@ -77,7 +77,8 @@ describe("the catalogue's sentence for a status", () => {
     [431, 'The request headers are too large.'],
     [418, 'The request is invalid.'],
     [499, 'The request is invalid.'],
-    [501, 'The server failed to handle the request; it has been logged.'],
+    [501, 'This method is not supported by this service.'],
+    [502, 'The server failed to handle the request; it has been logged.'],
     [599, 'The server failed to handle the request; it has been logged.'],
   ])('%i: %s', (status, message) => {
     expect(defaultMessage(status)).toBe(message);

@@ -14,7 +14,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Socket } from 'node:net';
 import { RequiresToken } from '../auth/requires-token.decorator.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
@@ -59,7 +59,8 @@ export class PlantsController {
   @ApiErrorResponses(400, 401, 409, 413, 415, 429, 500, 503)
   create(
     @Body(PlantBodyPipe) newPlant: NewPlantBody,
-    @Req() request: Request,
+    // Express's request and Fastify's both carry the connection's socket.
+    @Req() request: { socket: Socket },
   ): Promise<Plant> {
     // A client that closed its connection is gone: its plant, if not yet sent, is not written.
     const { socket } = request;

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import { JsonBodyReader } from './json-body.reader.js';
+import { type FrameworkRequest, JsonBodyReader } from './json-body.reader.js';
+import { nodeResponseOf } from '../common/node-http.js';
 
 /**
  * Reads the JSON body of a route marked @AcceptsJson() into `request.body`, and lets
@@ -19,10 +19,10 @@ export class JsonBodyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     // The handler's arguments as they are: switchToHttp() makes three closures per call.
-    const request = context.getArgByIndex<Request>(0);
+    const request = context.getArgByIndex<FrameworkRequest>(0);
     request.body = await this.reader.read(
       request,
-      context.getArgByIndex<Response>(1),
+      nodeResponseOf(context.getArgByIndex(1)),
     );
     return true;
   }

@@ -1,5 +1,5 @@
-import type { RawBodyRequest } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nodeRequestOf } from '../common/node-http.js';
 import { ApiError } from '../errors/api-error.js';
 import {
   InvalidJsonError,
@@ -16,7 +16,16 @@ import {
 
 const JSON_MEDIA_TYPE = 'application/json';
 
-function isJsonMediaType(request: Request): boolean {
+/**
+ * The request as Nest hands it to a guard: Node's (Express) or Fastify's wrapper around it
+ * (`raw`). `body` and `rawBody` are where an application body parser left what it read.
+ */
+export type FrameworkRequest = (IncomingMessage | { raw: IncomingMessage }) & {
+  body?: unknown;
+  rawBody?: unknown;
+};
+
+function isJsonMediaType(request: IncomingMessage): boolean {
   const contentType = request.headers['content-type'];
   if (contentType === undefined) return false;
   const [mediaType, ...parameters] = contentType.split(';');
@@ -32,7 +41,7 @@ function isJsonMediaType(request: Request): boolean {
 }
 
 /** A compressed body is refused (415) rather than expanded: the limit is on what is sent. */
-function isEncoded(request: Request): boolean {
+function isEncoded(request: IncomingMessage): boolean {
   const encoding = request.headers['content-encoding'];
   return encoding !== undefined && encoding.trim().toLowerCase() !== 'identity';
 }
@@ -95,7 +104,11 @@ export class JsonBodyReader {
     this.limitBytes = bodyLimitBytes(limit);
   }
 
-  async read(request: Request, response: Response): Promise<object> {
+  async read(
+    from: FrameworkRequest,
+    response: ServerResponse,
+  ): Promise<object> {
+    const request = nodeRequestOf(from);
     if (declaresBody(request) && !isJsonMediaType(request)) {
       throw ApiError.unsupportedMediaType();
     }
@@ -104,19 +117,22 @@ export class JsonBodyReader {
       throw ApiError.payloadTooLarge(this.limit);
     }
     const document = request.readableEnded
-      ? this.readByTheApplication(request)
+      ? this.readByTheApplication(from)
       : this.parse(await this.readOwn(request, response));
     if (!isJsonObject(document)) throw ApiError.notAJsonObject();
     return document;
   }
 
-  private async readOwn(request: Request, response: Response): Promise<Buffer> {
+  private async readOwn(
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<Buffer> {
     continueIfAwaited(request, response);
     return readBody(request, this.limitBytes, this.limit);
   }
 
   /** The body an application body parser read before this route's guards ran. */
-  private readByTheApplication(request: RawBodyRequest<Request>): unknown {
+  private readByTheApplication(request: FrameworkRequest): unknown {
     const { rawBody } = request;
     if (Buffer.isBuffer(rawBody)) {
       if (rawBody.length > this.limitBytes)

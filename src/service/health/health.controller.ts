@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { All, Controller, Get } from '@nestjs/common';
+import { Controller, Get, RequestMethod } from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
   ApiOkResponse,
@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { TokenVerifier } from '../../lib/auth/token-verifier.js';
 import { Public } from '../../lib/auth/public.decorator.js';
+import { refuseOtherMethods } from '../../lib/common/other-methods.js';
 import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
 import { ApiErrorResponses } from '../../lib/errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
@@ -83,10 +84,16 @@ export class HealthController {
     return { status: 'ok', instance: this.instance };
   }
 
-  /** After the GETs: another method on a probe's path is 405 with Allow, as on /plants. */
-  @All(['live', 'ready', ''])
-  @ApiExcludeEndpoint()
+  /** Another method on a probe's path is 405 with Allow, as on /plants. */
   rejectOtherMethods(): never {
     throw ApiError.methodNotAllowed(READ_METHODS);
   }
 }
+
+refuseOtherMethods(
+  HealthController,
+  'rejectOtherMethods',
+  [RequestMethod.GET],
+  ['live', 'ready', ''],
+  [ApiExcludeEndpoint()],
+);

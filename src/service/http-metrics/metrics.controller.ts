@@ -1,7 +1,13 @@
-import { All, Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  HttpStatus,
+  RequestMethod,
+  Res,
+} from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { Public } from '../../lib/auth/public.decorator.js';
+import { refuseOtherMethods } from '../../lib/common/other-methods.js';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
 import { MetricsService } from '../../lib/metrics/metrics.service.js';
@@ -18,7 +24,8 @@ export class MetricsController {
 
   @Get()
   async scrape(
-    @Res({ passthrough: true }) response: Response,
+    // Express's response and Fastify's reply both set the type so.
+    @Res({ passthrough: true }) response: { type(contentType: string): unknown },
   ): Promise<string> {
     this.refuseWhenNotServedHere();
     const { contentType, body } = await this.metrics.render();
@@ -26,8 +33,7 @@ export class MetricsController {
     return body;
   }
 
-  /** After the GET: another method is 405 with Allow, where /metrics is served at all. */
-  @All()
+  /** Another method is 405 with Allow, where /metrics is served at all. */
   rejectOtherMethods(): never {
     this.refuseWhenNotServedHere();
     throw ApiError.methodNotAllowed(READ_METHODS);
@@ -39,3 +45,7 @@ export class MetricsController {
     }
   }
 }
+
+refuseOtherMethods(MetricsController, 'rejectOtherMethods', [
+  RequestMethod.GET,
+]);

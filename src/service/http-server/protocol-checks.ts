@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpStatus } from '@nestjs/common';
+import { HttpStatus, RequestMethod } from '@nestjs/common';
 import { ApiError } from '../../lib/errors/api-error.js';
 import { ErrorAnswer } from '../../lib/errors/error-answer.js';
 
@@ -20,6 +20,14 @@ const UNSUPPORTED_EXPECTATION = ErrorAnswer.of(
   ),
   'close',
 );
+
+// What Nest can route a request by: every method Nest names (RequestMethod) but ALL.
+const ROUTABLE_METHODS: ReadonlySet<string> = new Set(
+  Object.keys(RequestMethod).filter(
+    (name) => Number.isNaN(Number(name)) && name !== 'ALL',
+  ),
+);
+const UNKNOWN_METHOD = ErrorAnswer.forStatus(HttpStatus.NOT_IMPLEMENTED);
 
 /**
  * The checks Node would make itself before a request reaches Express, made here so that
@@ -45,4 +53,18 @@ export function refuseExpectation(
 ): void {
   if (refuseWithoutHost(request, response)) return;
   UNSUPPORTED_EXPECTATION.writeTo(response);
+}
+
+/**
+ * A method Node parses but no Nest route can have (TRACE, CONNECT, PURGE...) is one this
+ * service supports on no path: 501 (RFC 9110, 15.6.2), with the Error body. A method Nest
+ * routes but a path does not serve is that path's 405, from its controller.
+ */
+export function refuseUnknownMethod(
+  request: IncomingMessage,
+  response: ServerResponse,
+): boolean {
+  if (ROUTABLE_METHODS.has(request.method ?? '')) return false;
+  UNKNOWN_METHOD.writeTo(response);
+  return true;
 }

@@ -6,7 +6,7 @@ import { type DestinationStream, destination } from 'pino';
 import type { Options } from 'pino-http';
 import { Environment } from '../config/environment.js';
 import { requestIdOf } from '../../lib/common/request-id.js';
-import { RequestLogMiddleware } from './request-log.middleware.js';
+import { RequestLog } from './request-log.js';
 
 const PINO_LEVELS: Record<Environment['LOG_LEVEL'], string> = {
   fatal: 'fatal',
@@ -95,7 +95,7 @@ function jsonLinesToStdout(): DestinationStream {
 export function loggerParams(env: Environment): Params {
   const pretty = wantsPrettyOutput(env);
   const params: Params = {
-    // The request log is RequestLogMiddleware's; pino-http's middleware is not mounted.
+    // The request log is RequestLog's; pino-http's middleware is not mounted.
     forRoutes: [],
     pinoHttp: {
       level: PINO_LEVELS[env.LOG_LEVEL],
@@ -153,7 +153,7 @@ export function createLogger(env: Environment): LoggerService {
       useFactory: loggerParams,
     }),
   ],
-  // Mounted on every request by the front door (front-door.ts), not through a MiddlewareConsumer.
-  providers: [RequestLogMiddleware],
+  // Follows every request from the front door (front-door.ts).
+  providers: [RequestLog],
 })
 export class LoggingModule {}

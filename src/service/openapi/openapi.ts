@@ -1,7 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { refusedOtherThanRead } from '../http-server/read-only-path.js';
 
 export const OPENAPI_JSON_PATH = 'openapi.json';
 export const SWAGGER_UI_PATH = 'docs';
@@ -76,22 +74,23 @@ export function setupOpenApi(app: INestApplication): OpenAPIObject {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
     yamlDocumentUrl: OPENAPI_YAML_PATH,
   });
-  answerOtherMethods(app);
   return document;
 }
 
+// Swagger UI's assets lie below its path; the documents are files of their own.
+const DOCUMENTATION_PATH = new RegExp(
+  `^/(?:${OPENAPI_JSON_PATH}|${OPENAPI_YAML_PATH}|${SWAGGER_UI_PATH})(?:[/?]|$)`.replaceAll(
+    '.',
+    '\\.',
+  ),
+  'i',
+);
+
 /**
- * SwaggerModule serves its paths for GET only, and anything else fell through to 404. HTTP's
- * rule is 405 with Allow (RFC 9110, 15.5.6), as on the service's own routes: added after
- * SwaggerModule's routes, so a GET or HEAD still reaches them (a missing asset stays 404).
+ * Whether a request target is the documentation's (the documents, Swagger UI and its
+ * assets): SwaggerModule serves them for GET only, and any other method there is 405 with
+ * Allow (RFC 9110, 15.5.6), as on the service's own routes (the front door answers it).
  */
-function answerOtherMethods(app: INestApplication): void {
-  // A mount path covers what lies below it: Swagger UI's assets under /docs too. One
-  // layer for the three paths: every request Express routes walks past it.
-  app.use(
-    [`/${OPENAPI_JSON_PATH}`, `/${OPENAPI_YAML_PATH}`, `/${SWAGGER_UI_PATH}`],
-    (request: IncomingMessage, response: ServerResponse, next: () => void) => {
-      if (!refusedOtherThanRead(request, response)) next();
-    },
-  );
+export function isDocumentationPath(url: string): boolean {
+  return DOCUMENTATION_PATH.test(url);
 }

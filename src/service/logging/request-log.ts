@@ -1,10 +1,17 @@
-import { Injectable, type NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { REQUEST_ID_HEADER, requestIdOf } from '../../lib/common/request-id.js';
 import { routeLabel } from '../../lib/common/route-label.js';
 
 type RequestLogLevel = 'info' | 'warn' | 'error';
+
+/** The request as the front door's hook has it: Fastify's, with Node's as `raw`. */
+export interface FollowedRequest {
+  readonly raw: IncomingMessage;
+  readonly method: string;
+  readonly url: string;
+}
 
 /** A 503 is the database being away, answered as designed: a warning, not an error. */
 export function requestLogLevel(statusCode: number): RequestLogLevel {
@@ -24,23 +31,27 @@ export function requestLogLevel(statusCode: number): RequestLogLevel {
  * names it in the line of every unexpected error.
  */
 @Injectable()
-export class RequestLogMiddleware implements NestMiddleware {
+export class RequestLog {
   constructor(private readonly logger: PinoLogger) {}
 
-  use(request: Request, response: Response, next: NextFunction): void {
+  /** Called by the front door as a request arrives, with Node's response. */
+  follow(request: FollowedRequest, response: ServerResponse): void {
     response.setHeader(REQUEST_ID_HEADER, requestIdOf(request));
     const started = Date.now();
     // 'close' follows 'finish' on every answer, and comes alone when the client went first.
     // It comes once: `on` spares the wrapper `once` allocates per request.
     response.on('close', () => this.write(request, response, started));
-    next();
   }
 
-  private write(request: Request, response: Response, started: number): void {
+  private write(
+    request: FollowedRequest,
+    response: ServerResponse,
+    started: number,
+  ): void {
     const { statusCode } = response;
     this.logger[requestLogLevel(statusCode)](
       {
-        req: request,
+        req: request.raw,
         res: response,
         responseTime: Date.now() - started,
         route: routeLabel(request),
