@@ -26,7 +26,7 @@ import {
   PlantsService,
   TokenVerifier,
 } from '../src/lib/index.js';
-import { type Host, startHost } from './support/host-app.js';
+import { HOST_ADAPTERS, type Host, startHost } from './support/host-app.js';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
@@ -212,123 +212,136 @@ async function committedRow(databaseUrl: string, id: string): Promise<boolean> {
   }
 }
 
-describe('the seams: isGlobal, findById, plant.created, newPlant, path', () => {
-  let host: Host;
-  let listener: PlantCreatedListener;
+describe.each(HOST_ADAPTERS)(
+  'the seams: isGlobal, findById, plant.created, newPlant, path, on %s',
+  (adapter) => {
+    let host: Host;
+    let listener: PlantCreatedListener;
 
-  /** A host feature module that injects PlantsService without importing PlantsModule. */
-  @Module({ controllers: [ShopPlantsController] })
-  class ShopModule {}
+    /** A host feature module that injects PlantsService without importing PlantsModule. */
+    @Module({ controllers: [ShopPlantsController] })
+    class ShopModule {}
 
-  beforeAll(async () => {
-    host = await startHost(
-      [
-        EventEmitterModule.forRoot(),
-        PlantsModule.forRoot({
-          isGlobal: true,
-          newPlant: ShopNewPlant,
-          path: 'garden/plants',
-        }),
-        AuthModule.forRoot({ tokens: [TOKEN] }),
-        ShopModule,
-      ],
-      {},
-      () => {},
-      { providers: [PlantCreatedListener] },
-    );
-    listener = host.app.get(PlantCreatedListener);
-    listener.databaseUrl = (host.dataSource.options as { url: string }).url;
-  });
-  afterAll(() => host?.app.close());
-
-  const create = (json: string) => postPlant(`${host.url}/garden`, json);
-
-  it('serves the create at its path, with its 405, and nothing at /plants', async () => {
-    expect((await create(newPlantJson(uniqueId(), 'Fern'))).status).toBe(200);
-    const wrongMethod = await send(`${host.url}/garden/plants`);
-    expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.headers.get('allow')).toBe('POST');
-    expect(wrongMethod.body).toEqual(errorBody(405));
-    expect(
-      (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
-    ).toBe(404);
-  });
-
-  it("applies the host's NewPlant rules with its message, and NewPlant's own still", async () => {
-    const tooLong = await create(
-      newPlantJson(uniqueId(), 'A name far longer than twenty'),
-    );
-    expect(tooLong.status).toBe(400);
-    expect(tooLong.body).toEqual(
-      errorBody(400, 'name must be at most 20 characters.'),
-    );
-    const badId = await create('{"id": "12", "name": "Fern"}');
-    expect(badId.status).toBe(400);
-    expect(badId.body).toEqual(
-      errorBody(400, expect.stringMatching(/^id must be an integer from /)),
-    );
-    // Issue 29 holds for a host's class too: a prototype key in an unknown object is ignored.
-    const hostile = await create(
-      `{"id": ${uniqueId()}, "name": "Fern", "x": {"constructor": []}}`,
-    );
-    expect(hostile.status).toBe(200);
-  });
-
-  it("finds a stored plant through the host's own route (PlantsService global), its id exact", async () => {
-    const id = uniqueId();
-    expect((await create(newPlantJson(id, 'Fern', 'shade'))).status).toBe(200);
-    const found = await send(`${host.url}/shop/plants/${id}`);
-    expect(found.body).toEqual({
-      id: id.toString(),
-      name: 'Fern',
-      tag: 'shade',
+    beforeAll(async () => {
+      host = await startHost(
+        [
+          EventEmitterModule.forRoot(),
+          PlantsModule.forRoot({
+            isGlobal: true,
+            newPlant: ShopNewPlant,
+            path: 'garden/plants',
+          }),
+          AuthModule.forRoot({ tokens: [TOKEN] }),
+          ShopModule,
+        ],
+        {},
+        () => {},
+        { providers: [PlantCreatedListener] },
+        adapter,
+      );
+      listener = host.app.get(PlantCreatedListener);
+      listener.databaseUrl = (host.dataSource.options as { url: string }).url;
     });
-    const plants = host.app.get(PlantsService);
-    await expect(plants.findById(id)).resolves.toEqual({
-      id: id.toString(),
-      name: 'Fern',
-      tag: 'shade',
-    });
-    for (const missing of [
-      uniqueId().toString(),
-      'abc',
-      '1.5',
-      '',
-      `${2n ** 63n}`,
-    ])
-      await expect(plants.findById(missing), missing).resolves.toBeUndefined();
-  });
+    afterAll(() => host?.app.close());
 
-  it('sends plant.created once per new plant, after its commit, and never for a replay or a 409', async () => {
-    await listener.settled();
-    const before = listener.received.length;
-    const id = uniqueId();
-    expect((await create(newPlantJson(id, 'Fern', 'shade'))).status).toBe(200);
-    expect((await create(newPlantJson(id, 'Fern', 'shade'))).status).toBe(200);
-    expect((await create(newPlantJson(id, 'Ivy'))).status).toBe(409);
-    const untagged = uniqueId();
-    expect((await create(newPlantJson(untagged, 'Moss'))).status).toBe(200);
-    await listener.settled();
-    expect(listener.received.slice(before)).toEqual([
-      {
-        event: expect.objectContaining({
-          id: id.toString(),
-          name: 'Fern',
-          tag: 'shade',
-        }),
-        storedThen: true,
-      },
-      {
-        event: expect.objectContaining({
-          id: untagged.toString(),
-          name: 'Moss',
-        }),
-        storedThen: true,
-      },
-    ]);
-    expect(listener.received.at(-1)?.event.tag).toBeUndefined();
-  });
-});
+    const create = (json: string) => postPlant(`${host.url}/garden`, json);
+
+    it('serves the create at its path, with its 405, and nothing at /plants', async () => {
+      expect((await create(newPlantJson(uniqueId(), 'Fern'))).status).toBe(200);
+      const wrongMethod = await send(`${host.url}/garden/plants`);
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.get('allow')).toBe('POST');
+      expect(wrongMethod.body).toEqual(errorBody(405));
+      expect(
+        (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
+      ).toBe(404);
+    });
+
+    it("applies the host's NewPlant rules with its message, and NewPlant's own still", async () => {
+      const tooLong = await create(
+        newPlantJson(uniqueId(), 'A name far longer than twenty'),
+      );
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body).toEqual(
+        errorBody(400, 'name must be at most 20 characters.'),
+      );
+      const badId = await create('{"id": "12", "name": "Fern"}');
+      expect(badId.status).toBe(400);
+      expect(badId.body).toEqual(
+        errorBody(400, expect.stringMatching(/^id must be an integer from /)),
+      );
+      // Issue 29 holds for a host's class too: a prototype key in an unknown object is ignored.
+      const hostile = await create(
+        `{"id": ${uniqueId()}, "name": "Fern", "x": {"constructor": []}}`,
+      );
+      expect(hostile.status).toBe(200);
+    });
+
+    it("finds a stored plant through the host's own route (PlantsService global), its id exact", async () => {
+      const id = uniqueId();
+      expect((await create(newPlantJson(id, 'Fern', 'shade'))).status).toBe(
+        200,
+      );
+      const found = await send(`${host.url}/shop/plants/${id}`);
+      expect(found.body).toEqual({
+        id: id.toString(),
+        name: 'Fern',
+        tag: 'shade',
+      });
+      const plants = host.app.get(PlantsService);
+      await expect(plants.findById(id)).resolves.toEqual({
+        id: id.toString(),
+        name: 'Fern',
+        tag: 'shade',
+      });
+      for (const missing of [
+        uniqueId().toString(),
+        'abc',
+        '1.5',
+        '',
+        `${2n ** 63n}`,
+      ])
+        await expect(
+          plants.findById(missing),
+          missing,
+        ).resolves.toBeUndefined();
+    });
+
+    it('sends plant.created once per new plant, after its commit, and never for a replay or a 409', async () => {
+      await listener.settled();
+      const before = listener.received.length;
+      const id = uniqueId();
+      expect((await create(newPlantJson(id, 'Fern', 'shade'))).status).toBe(
+        200,
+      );
+      expect((await create(newPlantJson(id, 'Fern', 'shade'))).status).toBe(
+        200,
+      );
+      expect((await create(newPlantJson(id, 'Ivy'))).status).toBe(409);
+      const untagged = uniqueId();
+      expect((await create(newPlantJson(untagged, 'Moss'))).status).toBe(200);
+      await listener.settled();
+      expect(listener.received.slice(before)).toEqual([
+        {
+          event: expect.objectContaining({
+            id: id.toString(),
+            name: 'Fern',
+            tag: 'shade',
+          }),
+          storedThen: true,
+        },
+        {
+          event: expect.objectContaining({
+            id: untagged.toString(),
+            name: 'Moss',
+          }),
+          storedThen: true,
+        },
+      ]);
+      expect(listener.received.at(-1)?.event.tag).toBeUndefined();
+    });
+  },
+);
 
 describe('PlantsService in a module of the host that imports the configured module (no isGlobal)', () => {
   it('injects PlantsService there, which reads what the route wrote', async () => {

@@ -10,7 +10,7 @@ import {
 } from '../src/lib/index.js';
 import { errorBody, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { type Host, startHost } from './support/host-app.js';
+import { HOST_ADAPTERS, type Host, startHost } from './support/host-app.js';
 import { storedPlant } from './support/stored-plants.js';
 import { TOKEN } from './support/tokens.js';
 
@@ -58,155 +58,191 @@ async function postPlantChunked(
   return { status: response.status, body: await response.json() };
 }
 
+/** What each adapter's own JSON parser does where the route never sees the body. */
+const HOST_PARSER = {
+  // body-parser's json(): 100 kB.
+  express: {
+    overLimit: 200_000,
+    tooLarge: { statusCode: 413, message: 'request entity too large' },
+    compressed: { status: 415, body: errorBody(415) },
+  },
+  // Fastify's: 1 MiB (Nest answers its errors with their status and message).
+  fastify: {
+    overLimit: 2_000_000,
+    tooLarge: {
+      statusCode: 413,
+      message: 'Request body is too large',
+    },
+    compressed: {
+      status: 400,
+      body: {
+        statusCode: 400,
+        message:
+          "Body is not valid JSON but content-type is set to 'application/json'",
+      },
+    },
+  },
+} as const;
+
 const OVER_16KB = `{"id": 1, "name": "Fern", "note": "${'x'.repeat(20_000)}"}`;
 const LIMIT_MESSAGE = 'The request body is larger than the limit of 16kb.';
 
-describe("the modules in a host with Nest's body parser on (rawBody: true, as the guide says)", () => {
-  let host: Host;
-  beforeAll(async () => {
-    host = await startHost([
-      PlantsModule.forRoot(),
-      AuthModule.forRoot({ tokens: [TOKEN] }),
-    ]);
-  });
-  afterAll(() => host?.app.close());
-
-  it("installs nothing on the host's HTTP server: the listeners of a host without the modules", async () => {
-    const listenersOf = (server: Server) =>
-      Object.fromEntries(
-        server
-          .eventNames()
-          .map((event) => [String(event), server.listenerCount(event)]),
+describe.each(HOST_ADAPTERS)(
+  "the modules in a host with Nest's body parser on (rawBody: true, as the guide says), on %s",
+  (adapter) => {
+    let host: Host;
+    beforeAll(async () => {
+      host = await startHost(
+        [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
+        {},
+        undefined,
+        {},
+        adapter,
       );
-    const server = host.app.getHttpServer() as Server;
-    // Requests go straight to the host's Express application, through nothing else.
-    expect(server.listeners('request')).toEqual([
-      host.app.getHttpAdapter().getInstance(),
-    ]);
-    const bare = await startHost([]);
-    try {
-      expect(listenersOf(server)).toEqual(
-        listenersOf(bare.app.getHttpServer() as Server),
+    });
+    afterAll(() => host?.app.close());
+
+    it("installs nothing on the host's HTTP server: the listeners of a host without the modules", async () => {
+      const listenersOf = (server: Server) =>
+        Object.fromEntries(
+          server
+            .eventNames()
+            .map((event) => [String(event), server.listenerCount(event)]),
+        );
+      const server = host.app.getHttpServer() as Server;
+      // On Express, requests go straight to the host's application, through nothing else.
+      if (adapter === 'express')
+        expect(server.listeners('request')).toEqual([
+          host.app.getHttpAdapter().getInstance(),
+        ]);
+      const bare = await startHost([], {}, undefined, {}, adapter);
+      try {
+        expect(listenersOf(server)).toEqual(
+          listenersOf(bare.app.getHttpServer() as Server),
+        );
+      } finally {
+        await bare.app.close();
+      }
+    });
+
+    it('creates a plant with an exact id, and stores it', async () => {
+      const id = safeId();
+      const answer = await postPlant(
+        host.url,
+        newPlantJson(id, 'Fern', 'shade'),
       );
-    } finally {
-      await bare.app.close();
-    }
-  });
-
-  it('creates a plant with an exact id, and stores it', async () => {
-    const id = safeId();
-    const answer = await postPlant(host.url, newPlantJson(id, 'Fern', 'shade'));
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ name: 'Fern', tag: 'shade' });
-    expect(await storedPlant(host.dataSource, id)).toEqual({
-      id: id.toString(),
-      name: 'Fern',
-      tag: 'shade',
-    });
-  });
-
-  it("keeps the host's own JSON route as it was: its body arrives, no token needed", async () => {
-    const order = await postJson(
-      `${host.url}/orders`,
-      '{"item": "watering can", "count": 2}',
-    );
-    expect(order.status).toBe(201);
-    expect(order.body).toEqual({
-      received: { item: 'watering can', count: 2 },
-    });
-  });
-
-  it("keeps the host's own error answers (Nest's), while the plant route answers with Error bodies", async () => {
-    const missing = await send(`${host.url}/orders/missing`);
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({
-      statusCode: 404,
-      message: 'No such order',
-      error: 'Not Found',
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ name: 'Fern', tag: 'shade' });
+      expect(await storedPlant(host.dataSource, id)).toEqual({
+        id: id.toString(),
+        name: 'Fern',
+        tag: 'shade',
+      });
     });
 
-    const unauthenticated = await postPlant(
-      host.url,
-      newPlantJson(safeId(), 'Fern'),
-      { token: null },
-    );
-    expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.headers.get('www-authenticate')).toBe(
-      'Bearer realm="plant-store"',
-    );
-    expect(unauthenticated.body).toEqual(
-      errorBody(
-        401,
-        'A valid bearer token is required in the Authorization header.',
-      ),
-    );
-
-    const invalid = await postPlant(host.url, '{"id": "12", "name": "Fern"}');
-    expect(invalid.status).toBe(400);
-    expect(invalid.body).toEqual(errorBody(400, ID_RULE));
-
-    const notJson = await send(`${host.url}/plants`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${TOKEN}`,
-        'Content-Type': 'application/x-www-form-urlencoded',
-      },
-      body: 'id=1&name=Fern',
+    it("keeps the host's own JSON route as it was: its body arrives, no token needed", async () => {
+      const order = await postJson(
+        `${host.url}/orders`,
+        '{"item": "watering can", "count": 2}',
+      );
+      expect(order.status).toBe(201);
+      expect(order.body).toEqual({
+        received: { item: 'watering can', count: 2 },
+      });
     });
-    expect(notJson.status).toBe(415);
-    expect(notJson.body).toEqual(errorBody(415));
 
-    const id = safeId();
-    expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
-      200,
-    );
-    const conflict = await postPlant(host.url, newPlantJson(id, 'Ivy'));
-    expect(conflict.status).toBe(409);
-    expect(conflict.body).toEqual(errorBody(409));
+    it("keeps the host's own error answers (Nest's), while the plant route answers with Error bodies", async () => {
+      const missing = await send(`${host.url}/orders/missing`);
+      expect(missing.status).toBe(404);
+      expect(missing.body).toEqual({
+        statusCode: 404,
+        message: 'No such order',
+        error: 'Not Found',
+      });
 
-    const wrongMethod = await send(`${host.url}/plants`);
-    expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.body).toEqual(errorBody(405));
-  });
+      const unauthenticated = await postPlant(
+        host.url,
+        newPlantJson(safeId(), 'Fern'),
+        { token: null },
+      );
+      expect(unauthenticated.status).toBe(401);
+      expect(unauthenticated.headers.get('www-authenticate')).toBe(
+        'Bearer realm="plant-store"',
+      );
+      expect(unauthenticated.body).toEqual(
+        errorBody(
+          401,
+          'A valid bearer token is required in the Authorization header.',
+        ),
+      );
 
-  it("holds a declared length to the route's limit (413), while your parser's own limit stays yours", async () => {
-    const overLimit = await postPlant(host.url, OVER_16KB);
-    expect(overLimit.status).toBe(413);
-    expect(overLimit.body).toEqual(errorBody(413, LIMIT_MESSAGE));
+      const invalid = await postPlant(host.url, '{"id": "12", "name": "Fern"}');
+      expect(invalid.status).toBe(400);
+      expect(invalid.body).toEqual(errorBody(400, ID_RULE));
 
-    // Over the host parser's 100 kB: refused before any route, by the host's own handling.
-    const overParser = await postPlant(
-      host.url,
-      `{"id": 1, "name": "${'x'.repeat(200_000)}"}`,
-    );
-    expect(overParser.status).toBe(413);
-    expect(overParser.body).toEqual({
-      statusCode: 413,
-      message: 'request entity too large',
+      const notJson = await send(`${host.url}/plants`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body: 'id=1&name=Fern',
+      });
+      expect(notJson.status).toBe(415);
+      expect(notJson.body).toEqual(errorBody(415));
+
+      const id = safeId();
+      expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
+        200,
+      );
+      const conflict = await postPlant(host.url, newPlantJson(id, 'Ivy'));
+      expect(conflict.status).toBe(409);
+      expect(conflict.body).toEqual(errorBody(409));
+
+      const wrongMethod = await send(`${host.url}/plants`);
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.body).toEqual(errorBody(405));
     });
-  });
 
-  it('refuses what the service refuses in a body it can see: not an object (400), compressed (415)', async () => {
-    const array = await postPlant(host.url, '[]');
-    expect(array.status).toBe(400);
-    expect(array.body).toEqual(
-      errorBody(400, 'The request body must be a JSON object.'),
-    );
+    it("holds a declared length to the route's limit (413), while your parser's own limit stays yours", async () => {
+      const overLimit = await postPlant(host.url, OVER_16KB);
+      expect(overLimit.status).toBe(413);
+      expect(overLimit.body).toEqual(errorBody(413, LIMIT_MESSAGE));
 
-    // The host's parser inflates it; the route still refuses a compressed body, as the service does.
-    const gzipped = await send(`${host.url}/plants`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${TOKEN}`,
-        'Content-Type': 'application/json',
-        'Content-Encoding': 'gzip',
-      },
-      body: gzipSync(newPlantJson(safeId(), 'Fern')),
+      // Over the host parser's own limit: refused before any route, by the host's own
+      // handling, in its own words.
+      const overParser = await postPlant(
+        host.url,
+        `{"id": 1, "name": "${'x'.repeat(HOST_PARSER[adapter].overLimit)}"}`,
+      );
+      expect(overParser.status).toBe(413);
+      expect(overParser.body).toEqual(HOST_PARSER[adapter].tooLarge);
     });
-    expect(gzipped.status).toBe(415);
-    expect(gzipped.body).toEqual(errorBody(415));
-  });
-});
+
+    it('refuses what the service refuses in a body it can see: not an object (400), compressed (415)', async () => {
+      const array = await postPlant(host.url, '[]');
+      expect(array.status).toBe(400);
+      expect(array.body).toEqual(
+        errorBody(400, 'The request body must be a JSON object.'),
+      );
+
+      // Express's parser inflates it, and the route still refuses a compressed body, as the
+      // service does; Fastify's takes the compressed bytes for JSON and refuses them itself.
+      const gzipped = await send(`${host.url}/plants`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Type': 'application/json',
+          'Content-Encoding': 'gzip',
+        },
+        body: gzipSync(newPlantJson(safeId(), 'Fern')),
+      });
+      expect({ status: gzipped.status, body: gzipped.body }).toEqual(
+        HOST_PARSER[adapter].compressed,
+      );
+    });
+  },
+);
 
 describe('a host whose JSON parser would round ids beyond 2^53 (issue 30)', () => {
   const modules = () => [
@@ -228,6 +264,33 @@ describe('a host whose JSON parser would round ids beyond 2^53 (issue 30)', () =
     ).rejects.toThrow(/PlantsModule: .*rawBody: true/);
   });
 
+  it('on Fastify, which the start cannot ask, refuses an id beyond 2^53 with a 500 instead of storing it rounded', async () => {
+    const host = await startHost(
+      modules(),
+      { rawBody: false },
+      undefined,
+      {},
+      'fastify',
+    );
+    try {
+      const beyond = 2n ** 53n + 1n;
+      const answer = await postPlant(host.url, newPlantJson(beyond, 'Fern'));
+      expect(answer.status).toBe(500);
+      expect(answer.body).toEqual(errorBody(500));
+      expect(await storedPlant(host.dataSource, beyond)).toBeUndefined();
+      expect(await storedPlant(host.dataSource, beyond - 1n)).toBeUndefined();
+      const within = safeId();
+      expect(
+        (await postPlant(host.url, newPlantJson(within, 'Fern'))).status,
+      ).toBe(200);
+      expect(await storedPlant(host.dataSource, within)).toMatchObject({
+        id: within.toString(),
+      });
+    } finally {
+      await host.app.close();
+    }
+  });
+
   it('starts with the body parser off, and creates exact ids', async () => {
     const host = await startHost(modules(), { bodyParser: false });
     try {
@@ -244,76 +307,90 @@ describe('a host whose JSON parser would round ids beyond 2^53 (issue 30)', () =
   });
 });
 
-describe('the modules in a host created with rawBody: true', () => {
-  let host: Host;
-  beforeAll(async () => {
-    host = await startHost(
-      [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
-      { rawBody: true },
-    );
-  });
-  afterAll(() => host?.app.close());
+describe.each(HOST_ADAPTERS)(
+  'the modules in a host created with rawBody: true, on %s',
+  (adapter) => {
+    let host: Host;
+    beforeAll(async () => {
+      host = await startHost(
+        [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
+        { rawBody: true },
+        undefined,
+        {},
+        adapter,
+      );
+    });
+    afterAll(() => host?.app.close());
 
-  it('creates plants with exact ids over the whole int64 range, beyond 2^53 included', async () => {
-    for (const id of [INT64_MAX, INT64_MIN, uniqueId()]) {
-      const answer = await postPlant(host.url, newPlantJson(id, 'Fern'));
+    it('creates plants with exact ids over the whole int64 range, beyond 2^53 included', async () => {
+      for (const id of [INT64_MAX, INT64_MIN, uniqueId()]) {
+        const answer = await postPlant(host.url, newPlantJson(id, 'Fern'));
+        expect(answer.status).toBe(200);
+        expect(await storedPlant(host.dataSource, id)).toEqual({
+          id: id.toString(),
+          name: 'Fern',
+          tag: null,
+        });
+      }
+      const tooLarge = await postPlant(
+        host.url,
+        newPlantJson(INT64_MAX + 1n, 'Fern'),
+      );
+      expect(tooLarge.status).toBe(400);
+      expect(tooLarge.body).toEqual(errorBody(400));
+    });
+
+    it("holds the raw body to the route's own rules: a body over its limit is 413, chunked too", async () => {
+      const answer = await postPlant(
+        host.url,
+        `{"id": 1, "name": "${'x'.repeat(20_000)}"}`,
+      );
+      expect(answer.status).toBe(413);
+      expect(answer.body).toEqual(errorBody(413));
+      // Without rawBody only a declared length can be held to the limit.
+      const chunked = await postPlantChunked(host.url, OVER_16KB);
+      expect(chunked.status).toBe(413);
+      expect(chunked.body).toEqual(errorBody(413, LIMIT_MESSAGE));
+    });
+
+    it("keeps the host's own JSON route as it was", async () => {
+      const order = await postJson(`${host.url}/orders`, '{"item": "pot"}');
+      expect(order.body).toEqual({ received: { item: 'pot' } });
+    });
+  },
+);
+
+describe.each(HOST_ADAPTERS)(
+  "the modules in a host on Nest's defaults with a global prefix, on %s",
+  (adapter) => {
+    let host: Host;
+    beforeAll(async () => {
+      host = await startHost(
+        [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
+        {},
+        (app) => app.setGlobalPrefix('api'),
+        {},
+        adapter,
+      );
+    });
+    afterAll(() => host?.app.close());
+
+    it('serves POST /api/plants, and nothing at /plants', async () => {
+      const id = safeId();
+      const answer = await postPlant(
+        `${host.url}/api`,
+        newPlantJson(id, 'Fern'),
+      );
       expect(answer.status).toBe(200);
-      expect(await storedPlant(host.dataSource, id)).toEqual({
-        id: id.toString(),
-        name: 'Fern',
-        tag: null,
-      });
-    }
-    const tooLarge = await postPlant(
-      host.url,
-      newPlantJson(INT64_MAX + 1n, 'Fern'),
-    );
-    expect(tooLarge.status).toBe(400);
-    expect(tooLarge.body).toEqual(errorBody(400));
-  });
-
-  it("holds the raw body to the route's own rules: a body over its limit is 413, chunked too", async () => {
-    const answer = await postPlant(
-      host.url,
-      `{"id": 1, "name": "${'x'.repeat(20_000)}"}`,
-    );
-    expect(answer.status).toBe(413);
-    expect(answer.body).toEqual(errorBody(413));
-    // Without rawBody only a declared length can be held to the limit.
-    const chunked = await postPlantChunked(host.url, OVER_16KB);
-    expect(chunked.status).toBe(413);
-    expect(chunked.body).toEqual(errorBody(413, LIMIT_MESSAGE));
-  });
-
-  it("keeps the host's own JSON route as it was", async () => {
-    const order = await postJson(`${host.url}/orders`, '{"item": "pot"}');
-    expect(order.body).toEqual({ received: { item: 'pot' } });
-  });
-});
-
-describe("the modules in a host on Nest's defaults with a global prefix", () => {
-  let host: Host;
-  beforeAll(async () => {
-    host = await startHost(
-      [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
-      {},
-      (app) => app.setGlobalPrefix('api'),
-    );
-  });
-  afterAll(() => host?.app.close());
-
-  it('serves POST /api/plants, and nothing at /plants', async () => {
-    const id = safeId();
-    const answer = await postPlant(`${host.url}/api`, newPlantJson(id, 'Fern'));
-    expect(answer.status).toBe(200);
-    expect((await storedPlant(host.dataSource, id))?.id).toBe(id.toString());
-    expect(
-      (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
-    ).toBe(404);
-    const order = await postJson(`${host.url}/api/orders`, '{"item": "pot"}');
-    expect(order.body).toEqual({ received: { item: 'pot' } });
-  });
-});
+      expect((await storedPlant(host.dataSource, id))?.id).toBe(id.toString());
+      expect(
+        (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
+      ).toBe(404);
+      const order = await postJson(`${host.url}/api/orders`, '{"item": "pot"}');
+      expect(order.body).toEqual({ received: { item: 'pot' } });
+    });
+  },
+);
 
 /**
  * The most common Nest setup: a global ValidationPipe. Nest runs global pipes before a
@@ -411,27 +488,36 @@ describe.each([
   },
 );
 
-describe("the modules in a host on Nest's defaults with a token rate limit", () => {
-  let host: Host;
-  beforeAll(async () => {
-    host = await startHost([
-      PlantsModule.forRoot(),
-      AuthModule.forRoot({ tokens: [TOKEN], tokenRateLimit: 1 }),
-    ]);
-  });
-  afterAll(() => host?.app.close());
+describe.each(HOST_ADAPTERS)(
+  "the modules in a host on Nest's defaults with a token rate limit, on %s",
+  (adapter) => {
+    let host: Host;
+    beforeAll(async () => {
+      host = await startHost(
+        [
+          PlantsModule.forRoot(),
+          AuthModule.forRoot({ tokens: [TOKEN], tokenRateLimit: 1 }),
+        ],
+        {},
+        undefined,
+        {},
+        adapter,
+      );
+    });
+    afterAll(() => host?.app.close());
 
-  it('answers 429 with Retry-After and the Error body past the limit', async () => {
-    const id = safeId();
-    expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
-      200,
-    );
-    const limited = await postPlant(host.url, newPlantJson(safeId(), 'Ivy'));
-    expect(limited.status).toBe(429);
-    expect(limited.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
-    expect(limited.body).toEqual(errorBody(429));
-  });
-});
+    it('answers 429 with Retry-After and the Error body past the limit', async () => {
+      const id = safeId();
+      expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
+        200,
+      );
+      const limited = await postPlant(host.url, newPlantJson(safeId(), 'Ivy'));
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(limited.body).toEqual(errorBody(429));
+    });
+  },
+);
 
 /** A team's own verifier: accepts one token of its own, and records what it was asked. */
 @Injectable()
@@ -446,38 +532,51 @@ class TeamVerifier extends TokenVerifier {
   }
 }
 
-describe('AuthModule with a verifier of the host and a global guard', () => {
-  let host: Host;
-  beforeAll(async () => {
-    host = await startHost(
-      [
-        PlantsModule.forRoot(),
-        AuthModule.forRoot({ tokenVerifier: TeamVerifier, globalGuard: true }),
-      ],
-      { rawBody: true },
-    );
-  });
-  afterAll(() => host?.app.close());
-
-  it("lets the host's verifier decide: its token passes, the service's does not", async () => {
-    const id = uniqueId();
-    const accepted = await postPlant(host.url, newPlantJson(id, 'Fern'), {
-      token: 'team-token-0123456789',
+describe.each(HOST_ADAPTERS)(
+  'AuthModule with a verifier of the host and a global guard, on %s',
+  (adapter) => {
+    let host: Host;
+    beforeAll(async () => {
+      TeamVerifier.asked.length = 0;
+      host = await startHost(
+        [
+          PlantsModule.forRoot(),
+          AuthModule.forRoot({
+            tokenVerifier: TeamVerifier,
+            globalGuard: true,
+          }),
+        ],
+        { rawBody: true },
+        undefined,
+        {},
+        adapter,
+      );
     });
-    expect(accepted.status).toBe(200);
-    expect(await storedPlant(host.dataSource, id)).toBeDefined();
+    afterAll(() => host?.app.close());
 
-    const refused = await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'));
-    expect(refused.status).toBe(401);
-    expect(refused.body).toEqual(errorBody(401));
-    expect(TeamVerifier.asked).toEqual(['team-token-0123456789', TOKEN]);
-  });
+    it("lets the host's verifier decide: its token passes, the service's does not", async () => {
+      const id = uniqueId();
+      const accepted = await postPlant(host.url, newPlantJson(id, 'Fern'), {
+        token: 'team-token-0123456789',
+      });
+      expect(accepted.status).toBe(200);
+      expect(await storedPlant(host.dataSource, id)).toBeDefined();
 
-  it("guards the host's own routes too when the guard is global", async () => {
-    const order = await postJson(`${host.url}/orders`, '{"item": "pot"}');
-    expect(order.status).toBe(401);
-  });
-});
+      const refused = await postPlant(
+        host.url,
+        newPlantJson(uniqueId(), 'Fern'),
+      );
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual(errorBody(401));
+      expect(TeamVerifier.asked).toEqual(['team-token-0123456789', TOKEN]);
+    });
+
+    it("guards the host's own routes too when the guard is global", async () => {
+      const order = await postJson(`${host.url}/orders`, '{"item": "pot"}');
+      expect(order.status).toBe(401);
+    });
+  },
+);
 
 /** Settings a host keeps in a provider of its own, given through forRootAsync. */
 @Injectable()
@@ -489,48 +588,54 @@ class HostSettings {
 @Module({ providers: [HostSettings], exports: [HostSettings] })
 class HostSettingsModule {}
 
-describe('the modules configured with forRootAsync from a provider of the host', () => {
-  let host: Host;
-  beforeAll(async () => {
-    host = await startHost(
-      [
-        PlantsModule.forRootAsync({
-          imports: [HostSettingsModule],
-          inject: [HostSettings],
-          useFactory: (settings: HostSettings) => ({
-            bodyLimit: settings.bodyLimit,
+describe.each(HOST_ADAPTERS)(
+  'the modules configured with forRootAsync from a provider of the host, on %s',
+  (adapter) => {
+    let host: Host;
+    beforeAll(async () => {
+      host = await startHost(
+        [
+          PlantsModule.forRootAsync({
+            imports: [HostSettingsModule],
+            inject: [HostSettings],
+            useFactory: (settings: HostSettings) => ({
+              bodyLimit: settings.bodyLimit,
+            }),
           }),
-        }),
-        AuthModule.forRootAsync({
-          imports: [HostSettingsModule],
-          inject: [HostSettings],
-          useFactory: (settings: HostSettings) => ({
-            tokens: settings.tokens,
+          AuthModule.forRootAsync({
+            imports: [HostSettingsModule],
+            inject: [HostSettings],
+            useFactory: (settings: HostSettings) => ({
+              tokens: settings.tokens,
+            }),
           }),
-        }),
-      ],
-      { rawBody: true },
-    );
-  });
-  afterAll(() => host?.app.close());
+        ],
+        { rawBody: true },
+        undefined,
+        {},
+        adapter,
+      );
+    });
+    afterAll(() => host?.app.close());
 
-  it("applies the provider's settings: its token, its body limit", async () => {
-    const token = 'async-token-0123456789';
-    const id = uniqueId();
-    expect(
-      (await postPlant(host.url, newPlantJson(id, 'Fern'), { token })).status,
-    ).toBe(200);
-    expect(
-      (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
-    ).toBe(401);
-    const long = await postPlant(
-      host.url,
-      newPlantJson(uniqueId(), 'x'.repeat(100)),
-      { token },
-    );
-    expect(long.status).toBe(413);
-    expect(long.body).toEqual(
-      errorBody(413, 'The request body is larger than the limit of 100b.'),
-    );
-  });
-});
+    it("applies the provider's settings: its token, its body limit", async () => {
+      const token = 'async-token-0123456789';
+      const id = uniqueId();
+      expect(
+        (await postPlant(host.url, newPlantJson(id, 'Fern'), { token })).status,
+      ).toBe(200);
+      expect(
+        (await postPlant(host.url, newPlantJson(uniqueId(), 'Fern'))).status,
+      ).toBe(401);
+      const long = await postPlant(
+        host.url,
+        newPlantJson(uniqueId(), 'x'.repeat(100)),
+        { token },
+      );
+      expect(long.status).toBe(413);
+      expect(long.body).toEqual(
+        errorBody(413, 'The request body is larger than the limit of 100b.'),
+      );
+    });
+  },
+);

@@ -12,6 +12,10 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import {
+  FastifyAdapter,
+  type NestFastifyApplication,
+} from '@nestjs/platform-fastify';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
@@ -44,6 +48,10 @@ class OrdersController {
   }
 }
 
+/** The HTTP adapters a host may run on: the package runs on both. */
+export const HOST_ADAPTERS = ['express', 'fastify'] as const;
+export type HostAdapter = (typeof HOST_ADAPTERS)[number];
+
 export interface Host {
   app: NestExpressApplication;
   url: string;
@@ -61,6 +69,7 @@ export async function startHost(
   options: NestApplicationOptions = {},
   configure: (app: NestExpressApplication) => void = () => {},
   own: { controllers?: Type[]; providers?: Provider[] } = {},
+  adapter: HostAdapter = 'express',
 ): Promise<Host> {
   const databaseUrl = await createScratchDatabase(
     inject('databaseUrl'),
@@ -81,11 +90,20 @@ export async function startHost(
     providers: own.providers ?? [],
   })
   class HostModule {}
-  const app = await NestFactory.create<NestExpressApplication>(
-    HostModule as Type,
-    // As the guide says: a host with Nest's body parser keeps raw bodies (RawBodyCheck).
-    { logger: false, rawBody: true, ...options },
-  );
+  // As the guide says: a host with Nest's body parser keeps raw bodies (RawBodyCheck).
+  const settings = { logger: false as const, rawBody: true, ...options };
+  const app =
+    adapter === 'express'
+      ? await NestFactory.create<NestExpressApplication>(
+          HostModule as Type,
+          settings,
+        )
+      : // A Fastify host's app has the same methods the tests use (close, getUrl, get...).
+        ((await NestFactory.create<NestFastifyApplication>(
+          HostModule as Type,
+          new FastifyAdapter(),
+          settings,
+        )) as unknown as NestExpressApplication);
   configure(app);
   await app.listen(0, '127.0.0.1');
   return { app, url: await app.getUrl(), dataSource: app.get(DataSource) };

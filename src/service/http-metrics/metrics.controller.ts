@@ -25,7 +25,8 @@ export class MetricsController {
   @Get()
   async scrape(
     // Express's response and Fastify's reply both set the type so.
-    @Res({ passthrough: true }) response: { type(contentType: string): unknown },
+    @Res({ passthrough: true })
+    response: { type(contentType: string): unknown },
   ): Promise<string> {
     this.refuseWhenNotServedHere();
     const { contentType, body } = await this.metrics.render();
