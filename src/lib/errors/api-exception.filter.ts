@@ -43,6 +43,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
+    // Express's request or Fastify's: each has `method`, and the request id and route label
+    // read either.
     const request = http.getRequest<IncomingMessage>();
     const reply = http.getResponse<ServerResponse | FastifyReplyLike>();
     const answer = this.answerFor(exception, request);
