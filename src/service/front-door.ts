@@ -1,6 +1,6 @@
-import type { RequestListener, Server } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet from 'helmet';
 import { holdContinue } from '../lib/request-body/request-body.js';
 import type { Environment } from './config/environment.js';
@@ -15,7 +15,10 @@ import {
   refuseUnknownMethod,
   refuseWithoutHost,
 } from './http-server/protocol-checks.js';
-import { refusedOtherThanRead } from './http-server/read-only-path.js';
+import {
+  isReadMethod,
+  OTHER_THAN_READ,
+} from './http-server/read-only-path.js';
 import { SECURITY_HEADERS } from './http-server/security-headers.js';
 import type { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 import { closeConnectionIfBodyUnread } from './http-server/unread-body.js';
@@ -88,7 +91,7 @@ export function openFrontDoor(
   enableCors(app, settings.CORS_ORIGINS);
   const securityHeaders = helmet(SECURITY_HEADERS);
   fastify.addHook('onRequest', (request, reply, done) => {
-    securityHeaders(request.raw, reply.raw, (error) =>
+    securityHeaders(request.raw, new ReplyHeaders(reply).asResponse, (error) =>
       done(error as Error | undefined),
     );
   });
@@ -101,15 +104,41 @@ export function openFrontDoor(
   const timing = app.get(RequestTiming);
   fastify.addHook('onRequest', (request, reply, done) => {
     if (!isDocumentationPath(request.url)) {
-      log.follow(request, reply.raw);
+      log.follow(request, reply);
       timing.follow(request, reply.raw);
-    } else if (refusedOtherThanRead(request.raw, reply.raw)) {
-      reply.hijack();
+    } else if (!isReadMethod(request.method)) {
+      // Answered here, through the reply, with the headers the hooks before put on it.
+      void reply
+        .code(OTHER_THAN_READ.status)
+        .headers(OTHER_THAN_READ.headers)
+        .send(OTHER_THAN_READ.body);
       return;
     }
     done();
   });
   // 9 onwards: Nest's routes (load shedding's route middleware, guards, pipe, handler).
+}
+
+/**
+ * helmet's middleware sets its headers on what it takes for Node's response: here Fastify's
+ * reply, so that they go out with Fastify's own in one `writeHead`. A header set on Node's
+ * response first would send every header of the answer through Node's per-header checks
+ * (`setHeader`) again.
+ */
+class ReplyHeaders {
+  constructor(private readonly reply: FastifyReply) {}
+
+  get asResponse(): ServerResponse {
+    return this as unknown as ServerResponse;
+  }
+
+  setHeader(name: string, value: string): void {
+    this.reply.header(name, value);
+  }
+
+  removeHeader(name: string): void {
+    this.reply.removeHeader(name);
+  }
 }
 
 function enableCors(

@@ -275,3 +275,95 @@ describe('ApiExceptionFilter', () => {
     expect(log).not.toHaveBeenCalled();
   });
 });
+
+describe("ApiExceptionFilter on Fastify's reply", () => {
+  function fastifyHost(sent: {
+    status?: number;
+    headers?: object;
+    body?: string;
+    rawWritten: boolean;
+    headersSent?: boolean;
+  }): ArgumentsHost {
+    const raw = {
+      headersSent: sent.headersSent ?? false,
+      writeHead: () => {
+        sent.rawWritten = true;
+      },
+      end: () => {
+        sent.rawWritten = true;
+      },
+      destroy: () => {
+        sent.rawWritten = true;
+      },
+    };
+    const reply = {
+      raw,
+      code(status: number) {
+        sent.status = status;
+        return reply;
+      },
+      headers(headers: object) {
+        sent.headers = headers;
+        return reply;
+      },
+      send(body: string) {
+        sent.body = body;
+        return reply;
+      },
+    };
+    const request = {
+      method: 'POST',
+      routeOptions: { url: '/plants' },
+      raw: { headers: { 'x-request-id': 'fastify-1' } },
+      headers: { 'x-request-id': 'fastify-1' },
+    };
+    return {
+      switchToHttp: () => ({
+        getRequest: () => request,
+        getResponse: () => reply,
+      }),
+    } as unknown as ArgumentsHost;
+  }
+
+  it('sends the Error answer through the reply, with its status, headers and body', () => {
+    const sent: Parameters<typeof fastifyHost>[0] = { rawWritten: false };
+    new ApiExceptionFilter().catch(
+      ApiError.methodNotAllowed(['POST']),
+      fastifyHost(sent),
+    );
+    expect(sent.status).toBe(405);
+    expect(sent.headers).toMatchObject({
+      Allow: 'POST',
+      'Content-Type': 'application/json; charset=utf-8',
+    });
+    expect(JSON.parse(sent.body ?? '')).toEqual({
+      error: 405,
+      message: 'This method is not allowed on this path.',
+    });
+    expect(sent.rawWritten).toBe(false);
+  });
+
+  it('cuts the connection when the answer has already begun, sending nothing', () => {
+    const sent: Parameters<typeof fastifyHost>[0] = {
+      rawWritten: false,
+      headersSent: true,
+    };
+    new ApiExceptionFilter().catch(ApiError.conflict('x'), fastifyHost(sent));
+    expect(sent.status).toBeUndefined();
+    expect(sent.rawWritten).toBe(true);
+  });
+
+  it('logs an unexpected error with the id Fastify\'s request carries, and the route it matched', () => {
+    const logged = vi
+      .spyOn(Logger.prototype, 'error')
+      .mockImplementation(() => {});
+    const sent: Parameters<typeof fastifyHost>[0] = { rawWritten: false };
+    new ApiExceptionFilter().catch(new Error('boom'), fastifyHost(sent));
+    expect(sent.status).toBe(500);
+    expect(sent.headers).toMatchObject({ 'X-Request-Id': 'fastify-1' });
+    expect(logged.mock.calls[0]?.[0]).toBe(
+      'Unexpected error on POST /plants [request fastify-1]',
+    );
+    logged.mockRestore();
+  });
+});

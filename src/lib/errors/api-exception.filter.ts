@@ -27,7 +27,9 @@ function clientErrorStatusOf(exception: unknown): number | undefined {
 /** What the filter needs of Fastify's reply (the package does not depend on Fastify). */
 interface FastifyReplyLike {
   raw: ServerResponse;
-  hijack(): void;
+  code(status: number): FastifyReplyLike;
+  headers(headers: object): FastifyReplyLike;
+  send(body: string): unknown;
 }
 
 /**
@@ -48,13 +50,16 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<IncomingMessage>();
     const reply = http.getResponse<ServerResponse | FastifyReplyLike>();
     const answer = this.answerFor(exception, request);
-    // On Fastify the answer is written on Node's response, so Fastify is told to leave it.
-    if ('hijack' in reply) reply.hijack();
     const response = nodeResponseOf(reply);
 
     if (response.headersSent) {
       // Too late for a proper answer: cut the connection rather than send half a body.
       response.destroy();
+      return;
+    }
+    if ('raw' in reply) {
+      // Fastify: through its reply, with the headers its hooks put there (security, id).
+      reply.code(answer.status).headers(answer.headers).send(answer.body);
       return;
     }
     answer.writeTo(response);

@@ -2,7 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
 import { ErrorAnswer } from '../../lib/errors/error-answer.js';
 
-const OTHER_METHOD = ErrorAnswer.of(ApiError.methodNotAllowed(READ_METHODS));
+/** The answer to a method other than GET or HEAD on a read-only path. */
+export const OTHER_THAN_READ = ErrorAnswer.of(
+  ApiError.methodNotAllowed(READ_METHODS),
+);
+
+export function isReadMethod(method: string | undefined): boolean {
+  return READ_METHODS.includes(method ?? '');
+}
 
 /**
  * For a path served outside Nest's routing (the metrics port, Swagger's routes): a method
@@ -13,7 +20,7 @@ export function refusedOtherThanRead(
   request: IncomingMessage,
   response: ServerResponse,
 ): boolean {
-  if (READ_METHODS.includes(request.method ?? '')) return false;
-  OTHER_METHOD.writeTo(response);
+  if (isReadMethod(request.method)) return false;
+  OTHER_THAN_READ.writeTo(response);
   return true;
 }

@@ -13,6 +13,12 @@ export interface FollowedRequest {
   readonly url: string;
 }
 
+/** The reply as the front door's hook has it: Fastify's, with Node's response as `raw`. */
+export interface FollowedReply {
+  readonly raw: ServerResponse;
+  header(name: string, value: string): unknown;
+}
+
 /** A 503 is the database being away, answered as designed: a warning, not an error. */
 export function requestLogLevel(statusCode: number): RequestLogLevel {
   if (statusCode === 500) return 'error';
@@ -34,9 +40,11 @@ export function requestLogLevel(statusCode: number): RequestLogLevel {
 export class RequestLog {
   constructor(private readonly logger: PinoLogger) {}
 
-  /** Called by the front door as a request arrives, with Node's response. */
-  follow(request: FollowedRequest, response: ServerResponse): void {
-    response.setHeader(REQUEST_ID_HEADER, requestIdOf(request));
+  /** Called by the front door as a request arrives. */
+  follow(request: FollowedRequest, reply: FollowedReply): void {
+    // On the reply: it goes out with Fastify's headers in one writeHead.
+    reply.header(REQUEST_ID_HEADER, requestIdOf(request));
+    const response = reply.raw;
     const started = Date.now();
     // 'close' follows 'finish' on every answer, and comes alone when the client went first.
     // It comes once: `on` spares the wrapper `once` allocates per request.
