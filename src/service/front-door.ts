@@ -15,10 +15,7 @@ import {
   refuseUnknownMethod,
   refuseWithoutHost,
 } from './http-server/protocol-checks.js';
-import {
-  isReadMethod,
-  OTHER_THAN_READ,
-} from './http-server/read-only-path.js';
+import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
 import { SECURITY_HEADERS } from './http-server/security-headers.js';
 import type { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 import { closeConnectionIfBodyUnread } from './http-server/unread-body.js';

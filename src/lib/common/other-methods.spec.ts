@@ -4,15 +4,16 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { refuseOtherMethods } from './other-methods.js';
 
 /** The routes Nest would register for a controller's prototype: [method, path, handler]. */
-function routesOf(controller: { prototype: object }): [string, unknown, string][] {
+function routesOf(controller: {
+  prototype: object;
+}): [string, unknown, string][] {
   const prototype = controller.prototype as Record<string, unknown>;
   return Object.getOwnPropertyNames(prototype)
     .filter((name) => name !== 'constructor')
     .flatMap((name) => {
       const handler = prototype[name];
       const method = Reflect.getMetadata(METHOD_METADATA, handler as object) as
-        | RequestMethod
-        | undefined;
+        RequestMethod | undefined;
       if (method === undefined) return [];
       return [
         [
@@ -25,7 +26,7 @@ function routesOf(controller: { prototype: object }): [string, unknown, string][
 }
 
 describe('refuseOtherMethods', () => {
-  it("gives a POST path a route for every other method Nest names, HEAD first, none for POST or ALL", () => {
+  it('gives a POST path a route for every other method Nest names, HEAD first, none for POST or ALL', () => {
     @Controller('things')
     class Things {
       refuse(): string {

@@ -353,7 +353,7 @@ describe("ApiExceptionFilter on Fastify's reply", () => {
     expect(sent.rawWritten).toBe(true);
   });
 
-  it('logs an unexpected error with the id Fastify\'s request carries, and the route it matched', () => {
+  it("logs an unexpected error with the id Fastify's request carries, and the route it matched", () => {
     const logged = vi
       .spyOn(Logger.prototype, 'error')
       .mockImplementation(() => {});
