@@ -1,10 +1,10 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/service/app.setup.js';
 import { testEnvironment } from './test-environment.js';
 
 export interface RunningApp {
-  app: NestExpressApplication;
+  app: NestFastifyApplication;
   url: string;
   dataSource: DataSource;
   close(): Promise<void>;
