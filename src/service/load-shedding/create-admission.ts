@@ -28,15 +28,21 @@ type RequestListener = (
 const MAX_ROUTE_PATHS = 16;
 
 /**
- * A request's path as Express matches routes by default: without the query string, case
- * folded, a trailing slash dropped.
+ * A request's path as the service's routing matches it (Express's defaults, which
+ * TimedFastifyAdapter keeps): without the query string, case folded, a trailing slash
+ * dropped. The whole path as it arrived: a route middleware on Fastify (@fastify/middie)
+ * sees `url` with the route's own path stripped off, and `originalUrl` whole.
  */
-function routePathOf(request: IncomingMessage): string {
-  const path = (request.url ?? '').split('?')[0].toLowerCase();
+function routePathOf(
+  request: IncomingMessage & { originalUrl?: string },
+): string {
+  const path = (request.originalUrl ?? request.url ?? '')
+    .split('?')[0]
+    .toLowerCase();
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-// Set on a request once admitted: one admitted in front of Express (inFrontOf) still meets
+// Set on a request once admitted: one admitted in front of Fastify (inFrontOf) still meets
 // this middleware on the route.
 const admitted = Symbol('admitted');
 type AdmittedRequest = IncomingMessage & { [admitted]?: true };
@@ -112,9 +118,9 @@ export class CreateAdmission implements NestMiddleware {
   }
 
   /**
-   * The same decision in front of Express, for the paths the route was met at (the front door,
-   * front-door.ts, puts it on the service's server): a refusal there skips Express's routing and
-   * middleware, which cost about as much again as the refusal itself under overload, where
+   * The same decision in front of Fastify, for the paths the route was met at (the front door,
+   * front-door.ts, puts it on the service's server): a refusal there skips Fastify's routing and
+   * hooks, which cost about as much again as the refusal itself under overload, where
    * thousands are refused a second. A path not yet learned goes through to use(). Measured:
    * bench/RESULTS.md#2026-11-23-issue-19-the-modules-as-a-library-before-and-after-and-the-standard-body-parser
    */
