@@ -1,4 +1,4 @@
-import type { RequestListener, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet from 'helmet';
@@ -50,7 +50,10 @@ export function openFrontDoor(
   const fastifyHandler = adapter.requestListener;
   const drain = app.get(GracefulShutdown);
   const admission = app.get(CreateAdmission);
-  const shedInFrontOfFastify = admission.inFrontOf((request, response) => {
+  const request = admission.inFrontOf((request, response) => {
+    // 4. The drain: in flight until its response closes; `Connection: close` once draining.
+    //    Not a create refused at step 3: its answer is written whole before it returns.
+    drain.track(response);
     // 5. The protocol checks Node would answer with no body, a method no route can have,
     //    and the response hook that closes the connection of an answer sent before its
     //    body arrived.
@@ -59,12 +62,9 @@ export function openFrontDoor(
     closeConnectionIfBodyUnread(request, response);
     fastifyHandler(request, response);
   });
-  const request: RequestListener = (request, response) => {
-    // 3. The drain: in flight until its response closes; `Connection: close` once draining.
-    drain.track(response);
-    // 4. Load shedding, for the paths the plant route was met at (step 9).
-    shedInFrontOfFastify(request, response);
-  };
+  // 3. Load shedding first, for the paths the plant route was met at (step 10): under
+  //    overload most requests are refused here, and a refusal is Node's HTTP server's cost
+  //    and little more.
   server.on('request', request);
   // 2. `Expect: 100-continue`: an ordinary request whose `100 Continue` the body reader sends
   //    once the token and headers are accepted; any other expectation is answered 417.

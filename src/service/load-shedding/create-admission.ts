@@ -128,7 +128,9 @@ export class CreateAdmission implements NestMiddleware {
     return (request, response) => {
       if (
         request.method === 'POST' &&
-        this.routePaths.has(routePathOf(request))
+        // The path as sent is the learned one in the common case: no copy made to find it.
+        (this.routePaths.has(request.url ?? '') ||
+          this.routePaths.has(routePathOf(request)))
       )
         this.admit(request, response, () => listener(request, response));
       else listener(request, response);
