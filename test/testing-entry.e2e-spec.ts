@@ -123,7 +123,12 @@ describe('plant-store/testing: startPlantStore()', () => {
         'the parent printing the started service',
         () => (/\{"url":"[^"]+"\}/.exec(output) ?? undefined)?.[0],
         { timeoutMs: 60_000 },
-      );
+      ).catch((error: unknown) => {
+        // What the parent and the service said: the only trace of a start that hung.
+        throw new Error(
+          `${String(error)}; its output:\n${output.slice(-4_000)}`,
+        );
+      });
       const { url } = JSON.parse(line) as { url: string };
       expect((await send(`${url}/health`)).status).toBe(200);
       const run = processTree(parent.child.pid ?? 0).slice(1);
