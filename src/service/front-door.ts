@@ -75,7 +75,7 @@ export function openFrontDoor(
   server.on('checkExpectation', refuseExpectation);
 
   // 6-8. Fastify, and the hooks every request passes, in the order they run.
-  const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+  const fastify = adapter.getInstance() as FastifyInstance;
   // No body is read before the guards: JsonBodyGuard reads it, after the bearer check, on
   // the one route that takes one. Fastify would otherwise parse JSON (and refuse other
   // media types) before any guard ran.
@@ -104,11 +104,7 @@ export function openFrontDoor(
       log.follow(request, reply);
       timing.follow(request, reply.raw);
     } else if (!isReadMethod(request.method)) {
-      // Answered here, through the reply, with the headers the hooks before put on it.
-      void reply
-        .code(OTHER_THAN_READ.status)
-        .headers(OTHER_THAN_READ.headers)
-        .send(OTHER_THAN_READ.body);
+      OTHER_THAN_READ.sendThrough(reply);
       return;
     }
     done();

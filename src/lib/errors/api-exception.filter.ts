@@ -12,7 +12,7 @@ import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id.js';
 import { nodeResponseOf } from '../common/node-http.js';
 import { routeLabel } from '../common/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
-import { ErrorAnswer } from './error-answer.js';
+import { ErrorAnswer, type ReplyLike } from './error-answer.js';
 
 /** Errors raised by Express and body-parser carry their status (http-errors). */
 function clientErrorStatusOf(exception: unknown): number | undefined {
@@ -24,13 +24,8 @@ function clientErrorStatusOf(exception: unknown): number | undefined {
     : undefined;
 }
 
-/** What the filter needs of Fastify's reply (the package does not depend on Fastify). */
-interface FastifyReplyLike {
-  raw: ServerResponse;
-  code(status: number): FastifyReplyLike;
-  headers(headers: object): FastifyReplyLike;
-  send(body: string): unknown;
-}
+/** Fastify's reply, around Node's response. */
+type FastifyReplyLike = ReplyLike & { raw: ServerResponse };
 
 /**
  * Decides the Error answer of every failure on a route (ErrorAnswer builds and writes it):
@@ -57,12 +52,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    if ('raw' in reply) {
-      // Fastify: through its reply, with the headers its hooks put there (security, id).
-      reply.code(answer.status).headers(answer.headers).send(answer.body);
-      return;
-    }
-    answer.writeTo(response);
+    if ('raw' in reply) answer.sendThrough(reply);
+    else answer.writeTo(response);
   }
 
   private answerFor(exception: unknown, request: IncomingMessage): ErrorAnswer {

@@ -6,6 +6,13 @@ import {
 import { type ApiError, defaultMessage } from './api-error.js';
 import { ErrorBody } from './error-body.dto.js';
 
+/** What an answer needs of Fastify's reply (the package does not depend on Fastify). */
+export interface ReplyLike {
+  code(status: number): ReplyLike;
+  headers(headers: object): ReplyLike;
+  send(body: string): unknown;
+}
+
 /**
  * What becomes of the connection after the answer: 'close' when the request may carry a
  * body nobody will read (a client declaring a gigabyte would otherwise hold it), 'keep'
@@ -68,6 +75,11 @@ export class ErrorAnswer {
   writeTo(response: ServerResponse): void {
     response.writeHead(this.status, this.headers);
     response.end(this.body);
+  }
+
+  /** Through Fastify's reply: with the headers its hooks put there (security, request id). */
+  sendThrough(reply: ReplyLike): void {
+    void reply.code(this.status).headers(this.headers).send(this.body);
   }
 
   /** The whole HTTP/1.1 response as text, for a socket that has no ServerResponse. */
