@@ -1,7 +1,14 @@
 // Starting and stopping the servers measured: the built service and the reference servers,
 // each a child process on a free port of the loopback interface.
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readlinkSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -153,5 +160,23 @@ export function runtimeOf(pid) {
     return `Node.js ${version}`;
   } catch {
     return 'unknown runtime';
+  }
+}
+
+/**
+ * Signals a server's preload (SIGUSR2: bench/preload/) and resolves to the JSON it writes to
+ * `file` in answer. The file is removed first, so that an earlier report is never taken for
+ * this one; a report not written within `timeoutMs` rejects.
+ */
+export async function preloadReport(pid, file, { timeoutMs = 10_000 } = {}) {
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; ; waited += 50) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      if (waited > timeoutMs) throw error;
+      await sleep(50);
+    }
   }
 }

@@ -9,10 +9,9 @@
 //     [--dist DIR]   (another build of the service, e.g. one with __hop stamps)
 //     [--builds NAME=DIR,...] (more builds of the service, in the same rounds: add their
 //     NAMEs to --servers)
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pinProcessTree } from '../../test-kit/process-tree.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import {
@@ -30,6 +29,7 @@ import {
 } from '../lib/paths.mjs';
 import {
   benchmarkSettings,
+  preloadReport,
   serviceArgs,
   startServer,
 } from '../lib/servers.mjs';
@@ -86,28 +86,18 @@ async function turn(ctx, name) {
     await emptyTable(ctx.pool);
     await wrkClosedLoop({ ...load, connections: 64, seconds: 3 });
     await waitForQuiet(ctx.pool);
-    // The first report is the warm-up's: thrown away, so the file read below is the c=1 one.
-    process.kill(server.pid, 'SIGUSR2');
-    await sleep(200);
-    rmSync(file, { force: true });
+    // The first report is the warm-up's: thrown away, so the next one is the c=1 run's.
+    await preloadReport(server.pid, file);
     const single = await wrkClosedLoop({
       ...load,
       connections: 1,
       seconds: options.seconds,
     });
-    process.kill(server.pid, 'SIGUSR2');
-    for (let waited = 0; ; waited += 50) {
-      try {
-        return {
-          p50: single.p50,
-          rps: single.rps,
-          ...JSON.parse(readFileSync(file, 'utf8')),
-        };
-      } catch (error) {
-        if (waited > 10_000) throw error;
-        await sleep(50);
-      }
-    }
+    return {
+      p50: single.p50,
+      rps: single.rps,
+      ...(await preloadReport(server.pid, file)),
+    };
   } finally {
     await server.stop();
   }

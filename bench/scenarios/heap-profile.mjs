@@ -10,7 +10,7 @@
 //     [--connections 64] [--top 25] [--runs 1] [--dist DIR] [--no-production-flags]
 //     [-- node flags...]
 // --dist profiles another build (of another commit) than dist/.
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,7 +24,11 @@ import {
   ROOT,
   serviceMainOf,
 } from '../lib/paths.mjs';
-import { serviceArgs, startServer } from '../lib/servers.mjs';
+import {
+  preloadReport,
+  serviceArgs,
+  startServer,
+} from '../lib/servers.mjs';
 import { createWorkload, newToken } from '../lib/workload.mjs';
 
 const options = commandLine({
@@ -115,16 +119,10 @@ async function profileOnce(ctx, run) {
     process.kill(server.pid, 'SIGUSR2');
     await sleep(200);
     const { okIds } = await closedLoop({ ...load, amount: options.requests });
-    process.kill(server.pid, 'SIGUSR2');
-    for (let waited = 0; ; waited += 100) {
-      try {
-        const profile = JSON.parse(readFileSync(file, 'utf8'));
-        return { ok: okIds.length, profile, file };
-      } catch (error) {
-        if (waited > 30_000) throw error;
-        await sleep(100);
-      }
-    }
+    const profile = await preloadReport(server.pid, file, {
+      timeoutMs: 30_000,
+    });
+    return { ok: okIds.length, profile, file };
   } finally {
     await server.stop();
   }

@@ -20,10 +20,8 @@
 //   node bench/scenarios/memory-check.mjs [--rounds 6] [--seconds 8] [--connections 64] VARIANT...
 //   node bench/scenarios/memory-check.mjs --rounds 8 -- '--maglev' 'MALLOC_ARENA_MAX=2'
 //   node bench/scenarios/memory-check.mjs --rounds 4 -- '--no-production-flags|/tmp/before/dist'
-import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
@@ -35,6 +33,7 @@ import {
   serviceMainOf,
 } from '../lib/paths.mjs';
 import {
+  preloadReport,
   serviceArgs,
   startServer,
   withoutServiceV8Flags,
@@ -85,17 +84,6 @@ const variants = [
 ];
 const log = logger('memory');
 
-/** Asks the server for its V8 heap figures (bench/preload/memory-split.mjs) and waits for them. */
-async function heapSplit(pid) {
-  writeFileSync(SPLIT_FILE, '');
-  process.kill(pid, 'SIGUSR2');
-  for (let waited = 0; waited < 10_000; waited += 50) {
-    const line = readFileSync(SPLIT_FILE, 'utf8').trim();
-    if (line !== '') return JSON.parse(line);
-    await sleep(50);
-  }
-  throw new Error(`no memory split from ${pid} within 10 s`);
-}
 
 async function measure(ctx, v) {
   const server = await startServer({
@@ -135,7 +123,7 @@ async function measure(ctx, v) {
       },
     );
     const anonMb = statusKb(server.pid, 'RssAnon') / 1024;
-    const split = await heapSplit(server.pid);
+    const split = await preloadReport(server.pid, SPLIT_FILE);
     return {
       rps: run.okIds.length / run.seconds,
       cpuMs: cpuMsPerAnswer,
