@@ -429,7 +429,9 @@ describe('PlantInsertBatcher', () => {
         maxRows: 10_000,
         maxWaitMs: 500,
       });
-      const sent = Array.from({ length: 2_000 }, (_, index) =>
+      // The first 32 go at once (nothing in flight), then three full statements at the
+      // turn's end fill the four slots.
+      const sent = Array.from({ length: 1_532 }, (_, index) =>
         batcher.insert(request(index)),
       );
       const leftOver = batcher.insert(request(5_000));
@@ -437,16 +439,47 @@ describe('PlantInsertBatcher', () => {
         DatabaseDeadlineError,
       );
       await nextTurn();
-      expect(statements.map((ids) => ids.length)).toEqual([500, 500, 500, 500]);
+      expect(statements.map((ids) => ids.length)).toEqual([32, 500, 500, 500]);
 
       await vi.advanceTimersByTimeAsync(500);
       await outcome;
       release();
-      await expect(Promise.all(sent)).resolves.toHaveLength(2_000);
+      await expect(Promise.all(sent)).resolves.toHaveLength(1_532);
       expect(statements.flat()).not.toContain('5000');
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('with no statement in flight, sends 32 waiting rows at once, before the turn ends, and the rest of the turn together at its end', async () => {
+    const { batcher, statements, release } = heldTable();
+    const ids = Array.from({ length: 40 }, (_, index) => 100 + index);
+    const outcomes = ids.map((id) => batcher.insert(request(id)));
+
+    expect(statements).toEqual([ids.slice(0, 32).map(String)]);
+    await nextTurn();
+    expect(statements).toEqual([
+      ids.slice(0, 32).map(String),
+      ids.slice(32).map(String),
+    ]);
+    release();
+    await expect(Promise.all(outcomes)).resolves.toEqual(
+      ids.map(() => 'created'),
+    );
+  });
+
+  it('with a statement in flight, keeps a turn of any size for the end of the turn', async () => {
+    const { batcher, statements, release } = heldTable();
+    const first = batcher.insert(request(1));
+    await nextTurn();
+    const ids = Array.from({ length: 100 }, (_, index) => 100 + index);
+    const outcomes = ids.map((id) => batcher.insert(request(id)));
+
+    expect(statements).toEqual([['1']]);
+    await nextTurn();
+    expect(statements).toEqual([['1'], ids.map(String)]);
+    release();
+    await expect(Promise.all([first, ...outcomes])).resolves.toHaveLength(101);
   });
 
   it('says it is overloaded, not that the database is down, when a statement was answered after the row was queued, in the same millisecond', async () => {

@@ -46,6 +46,10 @@ interface Pending extends InsertRequest {
 // behind them and share the next statement.
 const MAX_BATCHES_IN_FLIGHT = 4;
 const MAX_BATCH_ROWS = 500;
+// With no statement in flight, a batch this large goes at once rather than at the end of
+// the turn: enough rows to share a statement's cost, and the database works on them while
+// the loop reads the rest of the turn's requests (bench/RESULTS.md, issue 32).
+const EARLY_BATCH_ROWS = 32;
 
 const byIdThenArrival = (batch: Pending[]): Pending[] => {
   const keyed = batch.map((pending) => ({
@@ -63,6 +67,13 @@ const byIdThenArrival = (batch: Pending[]): Pending[] => {
  * reason: one statement per request made PostgreSQL's per-statement cost, not the service,
  * the limit on this machine (bench/RESULTS.md). A request alone is sent at the next turn
  * of the loop (setImmediate): no timer, no added wait under light load.
+ *
+ * A turn's batch does not always wait for the turn's end: with no statement in flight,
+ * EARLY_BATCH_ROWS rows go at once. Without that, a closed loop of clients falls into
+ * step: every request arrives in one turn, goes in one statement, and is answered
+ * together, and the loop sits idle for each statement's round trip (12% of the time at 64
+ * clients). A first statement sent while the turn is still being read splits the group in
+ * two, and each half is read while the other is in the database.
  *
  * Under trouble it stays bounded: at most MAX_BATCHES_IN_FLIGHT statements at once, the
  * queue behind them limited in rows and in waiting time (the excess is answered 503 at
@@ -115,6 +126,10 @@ export class PlantInsertBatcher {
   }
 
   private scheduleFlush(): void {
+    if (this.inFlight === 0 && this.queue.length >= EARLY_BATCH_ROWS) {
+      this.flush();
+      return;
+    }
     if (this.flushScheduled || this.inFlight >= MAX_BATCHES_IN_FLIGHT) {
       this.scheduleExpiry();
       return;
