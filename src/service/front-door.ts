@@ -1,7 +1,6 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import helmet from 'helmet';
+import type { FastifyInstance } from 'fastify';
 import { holdContinue } from '../lib/request-body/request-body.js';
 import type { Environment } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
@@ -16,7 +15,7 @@ import {
   refuseWithoutHost,
 } from './http-server/protocol-checks.js';
 import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
-import { SECURITY_HEADERS } from './http-server/security-headers.js';
+import { securityHeaderValues } from './http-server/security-headers.js';
 import type { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 import { closeConnectionIfBodyUnread } from './http-server/unread-body.js';
 
@@ -74,7 +73,7 @@ export function openFrontDoor(
   });
   server.on('checkExpectation', refuseExpectation);
 
-  // 6-8. Fastify, and the hooks every request passes, in the order they run.
+  // 6-9. Fastify, and the hooks every request passes, in the order they run.
   const fastify = adapter.getInstance() as FastifyInstance;
   // No body is read before the guards: JsonBodyGuard reads it, after the bearer check, on
   // the one route that takes one. Fastify would otherwise parse JSON (and refuse other
@@ -83,23 +82,18 @@ export function openFrontDoor(
   fastify.addContentTypeParser('*', (_request, _payload, done) => {
     done(null);
   });
-  // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours), then the
-  //    security headers.
+  // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours).
   enableCors(app, settings.CORS_ORIGINS);
-  const securityHeaders = helmet(SECURITY_HEADERS);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    securityHeaders(request.raw, new ReplyHeaders(reply).asResponse, (error) =>
-      done(error as Error | undefined),
-    );
-  });
-  // The OpenAPI document and Swagger UI (Fastify routes of their own).
-  setupOpenApi(app);
-  // 7-8. Every other path: the request log and id, and the request timing, which follow
-  //    the answer's events. The documentation's paths are read-only (any other method is
-  //    405 here) and are neither logged nor timed.
+  // 6, 8, 9. One hook for every request: the security headers (helmet's, worked out once
+  //    and set on Fastify's reply, so that they go out with its own in one `writeHead`);
+  //    then, on every path but the documentation's, the request log and id, and the
+  //    request timing, which follow the answer's events. The documentation's paths are
+  //    read-only (any other method is 405 here) and are neither logged nor timed.
+  const securityHeaders = securityHeaderValues();
   const log = app.get(RequestLog);
   const timing = app.get(RequestTiming);
   fastify.addHook('onRequest', (request, reply, done) => {
+    reply.headers(securityHeaders);
     if (!isDocumentationPath(request.url)) {
       log.follow(request, reply);
       timing.follow(request, reply.raw);
@@ -109,29 +103,9 @@ export function openFrontDoor(
     }
     done();
   });
-  // 9 onwards: Nest's routes (load shedding's route middleware, guards, pipe, handler).
-}
-
-/**
- * helmet's middleware sets its headers on what it takes for Node's response: here Fastify's
- * reply, so that they go out with Fastify's own in one `writeHead`. A header set on Node's
- * response first would send every header of the answer through Node's per-header checks
- * (`setHeader`) again.
- */
-class ReplyHeaders {
-  constructor(private readonly reply: FastifyReply) {}
-
-  get asResponse(): ServerResponse {
-    return this as unknown as ServerResponse;
-  }
-
-  setHeader(name: string, value: string): void {
-    this.reply.header(name, value);
-  }
-
-  removeHeader(name: string): void {
-    this.reply.removeHeader(name);
-  }
+  // 7. The OpenAPI document and Swagger UI (Fastify routes of their own, behind the hook).
+  setupOpenApi(app);
+  // 10 onwards: Nest's routes (load shedding's route middleware, guards, pipe, handler).
 }
 
 function enableCors(
