@@ -23,20 +23,19 @@ describe.each([
         ? own.service.url
         : `${own.service.url}/${globalPrefix}`;
 
-    // Nest mounts a middleware once per route of the controller it is bound to: were the
-    // 405 answer to other methods a route of PlantsController, every create would meet
-    // load shedding twice (7% of a create's CPU: bench/RESULTS.md, issue 19 item 7).
+    // The route's hook is on the create's route alone: the 405 answers to other methods at
+    // the same path are routes of their own (PlantsMethodsController).
     it('meets each create once on the route', async () => {
-      const use = vi.spyOn(CreateAdmission.prototype, 'use');
+      const atRoute = vi.spyOn(CreateAdmission.prototype, 'atRoute');
       try {
         const created = await postPlant(
           root(),
           newPlantJson(uniqueId(), 'Fern'),
         );
         expect(created.status).toBe(200);
-        expect(use).toHaveBeenCalledTimes(1);
+        expect(atRoute).toHaveBeenCalledTimes(1);
       } finally {
-        use.mockRestore();
+        atRoute.mockRestore();
       }
       const otherMethod = await send(`${root()}/plants`);
       expect(otherMethod.status).toBe(405);
@@ -46,10 +45,9 @@ describe.each([
       const { postgres } = own;
       const url = root();
       await postgres.pause();
-      // The route's middleware met the create of the test before, and learned its path: the
-      // front door now decides for it, so the refused create never reaches the middleware
-      // (the route's path is stripped from `url` there: it learns the whole `originalUrl`).
-      const use = vi.spyOn(CreateAdmission.prototype, 'use');
+      // The route's hook met the create of the test before, and learned its path: the front
+      // door now decides for it, so the refused create never reaches the route.
+      const atRoute = vi.spyOn(CreateAdmission.prototype, 'atRoute');
       let answers;
       try {
         // One create holds the only place (its database hangs); the other is refused.
@@ -63,8 +61,8 @@ describe.each([
       } finally {
         await postgres.resume();
       }
-      const metAtTheRoute = use.mock.calls.length;
-      use.mockRestore();
+      const metAtTheRoute = atRoute.mock.calls.length;
+      atRoute.mockRestore();
       expect(metAtTheRoute).toBe(1);
       const [first, second, live, lookalike] = answers;
       const refused = [first, second].filter(

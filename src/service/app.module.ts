@@ -1,10 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type DynamicModule,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-} from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '../lib/auth/auth.module.js';
 import { AppConfigModule } from './config/config.module.js';
 import { Environment } from './config/environment.js';
@@ -20,7 +14,6 @@ import { LoggingModule } from './logging/logging.module.js';
 import { MetricsEndpointModule } from './http-metrics/metrics-endpoint.module.js';
 import { MetricsModule } from '../lib/metrics/metrics.module.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
-import { PlantRoutes } from '../lib/plants/plant-routes.js';
 import { PlantsModule } from '../lib/plants/plants.module.js';
 import {
   ServiceApiTokens,
@@ -60,34 +53,11 @@ const auth = AuthModule.forRootAsync({
   ],
   providers: [CreateAdmission],
 })
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(environment: Environment): DynamicModule {
     return {
       module: AppModule,
       imports: [AppConfigModule.forRoot(environment)],
     };
-  }
-
-  constructor(
-    private readonly admission: CreateAdmission,
-    private readonly plantRoutes: PlantRoutes,
-  ) {}
-
-  /**
-   * Load shedding follows the create wherever Nest mounts it (PlantsModule's `path`, a
-   * global prefix). The same instance also answers in front of Express (the front door), for
-   * the paths it learns here: see CreateAdmission.inFrontOf.
-   */
-  configure(consumer: MiddlewareConsumer): void {
-    const admission = this.admission;
-    consumer
-      .apply(function createAdmission(
-        request: IncomingMessage,
-        response: ServerResponse,
-        next: () => void,
-      ) {
-        admission.use(request, response, next);
-      })
-      .forRoutes(this.plantRoutes.create);
   }
 }

@@ -5,6 +5,7 @@ import { holdContinue } from '../lib/request-body/request-body.js';
 import type { Environment } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
+import { shedAtCreateRoute } from './load-shedding/create-route.js';
 import { RequestLog } from './logging/request-log.js';
 import { RequestTiming } from './http-metrics/request-timing.js';
 import { isDocumentationPath, setupOpenApi } from './openapi/openapi.js';
@@ -105,7 +106,10 @@ export function openFrontDoor(
   });
   // 7. The OpenAPI document and Swagger UI (Fastify routes of their own, behind the hook).
   setupOpenApi(app);
-  // 10 onwards: Nest's routes (load shedding's route middleware, guards, pipe, handler).
+  // 10. Load shedding on the create's route, first of its hooks, wherever Nest mounts it:
+  //    each path it meets is learned for step 3.
+  shedAtCreateRoute(app, fastify);
+  // 11 onwards: Nest's guards, pipe and handler.
 }
 
 function enableCors(

@@ -66,16 +66,16 @@ describe('CreateAdmission', () => {
     overloaded = true;
     holding = false;
     held = [];
-    // The plant route as Nest mounts it: the admission once per route of the controller
-    // (POST /plants matches two), then the rest of the route, stood in for by a handler
-    // that answers whatever is admitted with 200.
+    // The plant route: the admission met twice, as a create admitted at the front door
+    // meets it again at the route (it admits once), then the rest of the route, stood in
+    // for by a handler that answers whatever is admitted with 200.
     // Behind the front door's response hook, as on the service's server (it closes the
     // connection of an answer sent before its body arrived, unless the body is being
     // discarded).
     server = createServer((request, response) => {
       closeConnectionIfBodyUnread(request, response);
-      admission.use(request, response, () =>
-        admission.use(request, response, () => {
+      admission.atRoute(request, response, () =>
+        admission.atRoute(request, response, () => {
           let body = '';
           request.setEncoding('utf8');
           request.on('data', (chunk: string) => (body += chunk));
@@ -354,7 +354,7 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
 
   it('sheds in front of Express the paths the route learned, however they are spelled, and nothing else', () => {
     const admission = admissionWith();
-    admission.use(
+    admission.atRoute(
       requestTo('/Plants/?from=route'),
       responseOf() as never,
       () => {},
@@ -387,14 +387,18 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
 
   it('hands an admitted create at a learned path on to Express', () => {
     const admission = admissionWith();
-    admission.use(requestTo('/plants'), responseOf() as never, () => {});
+    admission.atRoute(requestTo('/plants'), responseOf() as never, () => {});
     expect(inFront(admission, requestTo('/plants'))).toBe('passed on');
   });
 
   it('learns at most 16 paths, whatever clients send', () => {
     const admission = admissionWith();
     for (let index = 0; index <= 16; index += 1)
-      admission.use(requestTo(`/p${index}`), responseOf() as never, () => {});
+      admission.atRoute(
+        requestTo(`/p${index}`),
+        responseOf() as never,
+        () => {},
+      );
     overloaded = true;
     expect(inFront(admission, requestTo('/p15'))).toBe(503);
     expect(inFront(admission, requestTo('/p16'))).toBe('passed on');
@@ -415,7 +419,7 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
       const admission = admissionWith();
       overloaded = true;
       const response = responseOf();
-      admission.use(
+      admission.atRoute(
         requestTo('/plants', { headers }),
         response as unknown as ServerResponse,
         () => {},
@@ -432,8 +436,8 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
     const first = responseOf();
     const second = responseOf();
     const handedOn = vi.fn();
-    admission.use(requestTo('/plants'), first as never, handedOn);
-    admission.use(requestTo('/plants'), second as never, handedOn);
+    admission.atRoute(requestTo('/plants'), first as never, handedOn);
+    admission.atRoute(requestTo('/plants'), second as never, handedOn);
     expect(handedOn).toHaveBeenCalledTimes(1);
     vi.setSystemTime(1_001_000);
     first.emit('close');

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Injectable, type NestMiddleware } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError } from '../../lib/errors/api-error.js';
 import {
@@ -30,20 +30,15 @@ const MAX_ROUTE_PATHS = 16;
 /**
  * A request's path as the service's routing matches it (Express's defaults, which
  * TimedFastifyAdapter keeps): without the query string, case folded, a trailing slash
- * dropped. The whole path as it arrived: a route middleware on Fastify (@fastify/middie)
- * sees `url` with the route's own path stripped off, and `originalUrl` whole.
+ * dropped.
  */
-function routePathOf(
-  request: IncomingMessage & { originalUrl?: string },
-): string {
-  const path = (request.originalUrl ?? request.url ?? '')
-    .split('?')[0]
-    .toLowerCase();
+function routePathOf(request: IncomingMessage): string {
+  const path = (request.url ?? '').split('?')[0].toLowerCase();
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 // Set on a request once admitted: one admitted in front of Fastify (inFrontOf) still meets
-// this middleware on the route.
+// the route's hook (atRoute).
 const admitted = Symbol('admitted');
 type AdmittedRequest = IncomingMessage & { [admitted]?: true };
 
@@ -68,13 +63,13 @@ interface WaitingCreate {
  * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once. A refusal
  * must cost a small fraction of a create, or refusing would itself eat the capacity: it keeps
  * the connection when the body is small enough to discard. Other methods and routes are never
- * refused nor held. Refusals in front of Express never reach the request log or metrics (only
- * one by the middleware, at a path not yet learned, would), so they are counted here
+ * refused nor held. Refusals in front of Fastify never reach the request log or metrics (only
+ * one at the route's hook, at a path not yet learned, would), so they are counted here
  * (plants_shed_total, by the bound met). Measured:
  * bench/RESULTS.md#2026-11-22-phase-7b-128-creates-worked-on-at-once-128-more-waiting-their-turn-before-any-work
  */
 @Injectable()
-export class CreateAdmission implements NestMiddleware {
+export class CreateAdmission {
   /** Creates handed on and not yet closed. */
   private working = 0;
   private readonly waiting: WaitingCreate[] = [];
@@ -103,11 +98,15 @@ export class CreateAdmission implements NestMiddleware {
   }
 
   /**
-   * As the first middleware of the plant routes (AppModule binds it): Nest mounts it where
-   * the routes are, a global prefix included, and each path it meets is learned for
-   * inFrontOf.
+   * As the first hook of the create's route (the front door puts it on the route wherever
+   * Nest mounted it, a global prefix included), before any guard: each path it meets is
+   * learned for inFrontOf.
    */
-  use(request: AdmittedRequest, response: ServerResponse, next: Next): void {
+  atRoute(
+    request: AdmittedRequest,
+    response: ServerResponse,
+    next: Next,
+  ): void {
     if (request.method !== 'POST' || request[admitted] === true) {
       next();
       return;
@@ -121,7 +120,7 @@ export class CreateAdmission implements NestMiddleware {
    * The same decision in front of Fastify, for the paths the route was met at (the front door,
    * front-door.ts, puts it on the service's server): a refusal there skips Fastify's routing and
    * hooks, which cost about as much again as the refusal itself under overload, where
-   * thousands are refused a second. A path not yet learned goes through to use(). Measured:
+   * thousands are refused a second. A path not yet learned goes through to atRoute(). Measured:
    * bench/RESULTS.md#2026-11-23-issue-19-the-modules-as-a-library-before-and-after-and-the-standard-body-parser
    */
   inFrontOf(listener: RequestListener): RequestListener {

@@ -1,0 +1,62 @@
+import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { ApplicationConfig } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import { PlantRoutes } from '../../lib/plants/plant-routes.js';
+import { CreateAdmission } from './create-admission.js';
+
+/**
+ * The path Nest mounts the create at: the global prefix, if any, then the path of the
+ * controller PlantsModule registered for it (its `path` option). Read when Nest registers
+ * its routes, once the prefix is set.
+ */
+function createPathOf(app: NestFastifyApplication): string {
+  const prefix = app.get(ApplicationConfig).getGlobalPrefix();
+  const controllerPath = Reflect.getMetadata(
+    PATH_METADATA,
+    app.get(PlantRoutes).create,
+  ) as string;
+  const segments = [prefix, controllerPath]
+    .flatMap((part) => part.split('/'))
+    .filter((segment) => segment !== '');
+  return `/${segments.join('/')}`;
+}
+
+/**
+ * Puts CreateAdmission.atRoute on the create's route as a Fastify route hook, wherever Nest
+ * mounts it: it runs after the hooks every request passes and before Nest's guards, for
+ * that route alone, however its path is spelled (Fastify has matched it). Why not a Nest
+ * route middleware (`consumer.apply().forRoutes()`), as it was: on Fastify that mounts
+ * @fastify/middie, which then copies ten of Fastify's request properties (the query, the
+ * addresses, the host) onto Node's request for every request, and matches every path
+ * against the middleware's: 8% of a create's CPU (bench/RESULTS.md, issue 32). A start
+ * where no route is the create stops, rather than serve without load shedding.
+ */
+export function shedAtCreateRoute(
+  app: NestFastifyApplication,
+  fastify: FastifyInstance,
+): void {
+  const admission = app.get(CreateAdmission);
+  const atRoute: onRequestHookHandler = (request, reply, done) => {
+    admission.atRoute(request.raw, reply.raw, done);
+  };
+  let bound = false;
+  // Asked of every POST route as it is registered: Nest registers its own at init, after a
+  // global prefix is set.
+  fastify.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('POST')) return;
+    if (route.url !== createPathOf(app)) return;
+    route.onRequest = [route.onRequest ?? []].flat().concat(atRoute);
+    bound = true;
+  });
+  fastify.addHook('onReady', (done) => {
+    done(
+      bound
+        ? undefined
+        : new Error(
+            `No POST route at ${createPathOf(app)} for load shedding: the create must be ` +
+              "the POST of PlantsModule's controller, at the controller's own path.",
+          ),
+    );
+  });
+}
