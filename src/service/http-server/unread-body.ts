@@ -7,15 +7,18 @@ import { declaresBody } from '../../lib/request-body/request-body.js';
  * find the next request: a client declaring a gigabyte, or trickling one, would hold the
  * connection and cost the bandwidth for as long as the request timeout allows.
  */
-// Requests whose body is being read and dropped: their connection can carry the next one.
-const discarding = new WeakSet<IncomingMessage>();
+// Set on a request whose body is being read and dropped: its connection can carry the next
+// one. A property, not a WeakSet: an entry in a WeakSet per refusal cost a twentieth of a
+// refusal's CPU under overload (bench/RESULTS.md, issue 32).
+const DISCARDING = Symbol('discarding');
+type DiscardedRequest = IncomingMessage & { [DISCARDING]?: true };
 
 /**
  * Reads and drops the request's body, so that an answer sent before it arrived keeps the
  * connection (load shedding's refusal of a small body: a reconnect would cost more).
  */
 export function discardBody(request: IncomingMessage): void {
-  discarding.add(request);
+  (request as DiscardedRequest)[DISCARDING] = true;
   request.resume();
 }
 
@@ -23,7 +26,11 @@ function closeIfBodyUnread(
   this: ServerResponse,
   ...args: Parameters<ServerResponse['writeHead']>
 ): ServerResponse {
-  if (!this.req.complete && !this.headersSent && !discarding.has(this.req)) {
+  if (
+    !this.req.complete &&
+    !this.headersSent &&
+    (this.req as DiscardedRequest)[DISCARDING] !== true
+  ) {
     this.setHeader('Connection', 'close');
   }
   const prototype = Object.getPrototypeOf(this) as ServerResponse;
