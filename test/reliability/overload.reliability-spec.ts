@@ -519,8 +519,8 @@ describe('overload: an open loop from a C generator on its own core, at twice an
     // being due (the generator counts one answered later as unanswered), p99 at most 1 s in
     // every round the generator kept to. The creates done at 2x are printed, not asserted:
     // with a generator that really offers twice the capacity, the refusals' own cost (Node's
-    // parse and write, about a quarter of a create) leaves 0.5x to 0.7x of it on this
-    // machine (bench/RESULTS.md, 2026-11-26), below issue 20's 0.8x.
+    // parse and write, a quarter to two fifths of a create) leaves 0.15x to 0.7x of it on
+    // this machine (bench/RESULTS.md, 2026-11-26), below issue 20's 0.8x.
     for (const { open } of onSchedule) {
       const { summary } = open.run;
       expect({
