@@ -3,7 +3,7 @@ import { PLANTS_PATH } from './plants-path.js';
 
 /**
  * The controller a PlantsModule registered for the create, wherever its `path` put it: what
- * the service binds its load shedding to (AppModule), so that it follows the route.
+ * the service puts its load shedding on (shedAtCreateRoute), so that it follows the route.
  */
 export class PlantRoutes {
   constructor(readonly create: Type<object>) {}
