@@ -1,7 +1,7 @@
 import { RequestMapping, RequestMethod, type Type } from '@nestjs/common';
 
 /** Every method Nest routes by name (all of RequestMethod but ALL). */
-const NAMED_METHODS: readonly RequestMethod[] = Object.values(
+export const NAMED_METHODS: readonly RequestMethod[] = Object.values(
   RequestMethod,
 ).filter(
   (method): method is RequestMethod =>

@@ -9,8 +9,8 @@ import { PLANTS_PATH } from './plants-path.js';
 /**
  * The 405 answer to any method but POST at the plant route, open so that a wrong method is
  * told 405 whether or not it carries a token. A controller of its own, registered after
- * PlantsController (PlantsModule's order), so that what is bound to PlantsController's
- * routes (the service's load shedding) is mounted on the create alone.
+ * PlantsController (PlantsModule's order): open and out of the OpenAPI document as a whole,
+ * while PlantsController's routes need a token and are documented.
  */
 @Public()
 @UseFilters(ApiExceptionFilter)

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpStatus, RequestMethod } from '@nestjs/common';
 import { ApiError } from '../../lib/errors/api-error.js';
 import { ErrorAnswer } from '../../lib/errors/error-answer.js';
+import { NAMED_METHODS } from '../../lib/common/other-methods.js';
 
 /** RFC 9112 section 3.2: an HTTP/1.1 request without Host gets 400. */
 function lacksHost(request: IncomingMessage): boolean {
@@ -21,11 +22,9 @@ const UNSUPPORTED_EXPECTATION = ErrorAnswer.of(
   'close',
 );
 
-// What Nest can route a request by: every method Nest names (RequestMethod) but ALL.
+// What Nest can route a request by: the methods it names, as they arrive.
 const ROUTABLE_METHODS: ReadonlySet<string> = new Set(
-  Object.keys(RequestMethod).filter(
-    (name) => Number.isNaN(Number(name)) && name !== 'ALL',
-  ),
+  NAMED_METHODS.map((method) => RequestMethod[method]),
 );
 const UNKNOWN_METHOD = ErrorAnswer.forStatus(HttpStatus.NOT_IMPLEMENTED);
 
