@@ -10,12 +10,36 @@ export function machineTicks() {
   return ticksOf(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]);
 }
 
-/** One core's busy and total CPU ticks ("0", "1"), from /proc/stat. */
-export function coreTicks(cpu) {
-  const line = readFileSync('/proc/stat', 'utf8')
+/** One core's line of /proc/stat ("0", "1"). */
+function coreLine(cpu) {
+  return readFileSync('/proc/stat', 'utf8')
     .split('\n')
     .find((l) => l.startsWith(`cpu${cpu} `));
-  return ticksOf(line);
+}
+
+/** One core's busy and total CPU ticks ("0", "1"), from /proc/stat. */
+export function coreTicks(cpu) {
+  return ticksOf(coreLine(cpu));
+}
+
+/**
+ * One core's CPU ticks by kind, from /proc/stat: user (nice included), system, idle (iowait
+ * included), irq, softirq (the kernel's network work, charged to no process) and steal.
+ */
+export function coreTimes(cpu) {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = coreLine(cpu)
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return {
+    user: user + nice,
+    system,
+    idle: idle + iowait,
+    irq,
+    softirq,
+    steal,
+  };
 }
 
 function ticksOf(line) {

@@ -8,12 +8,12 @@
 //
 //   node bench/scenarios/core-use.mjs [--connections 64,128,256] [--seconds 8] [--rounds 2]
 //     [--builds NAME=DIR,...]   (other builds' dist/ directories, in the same rounds)
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pinProcessTree } from '../../test-kit/process-tree.mjs';
 import { CleanUps } from '../lib/clean-ups.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import { emptyTable, waitForQuiet } from '../lib/database.mjs';
+import { coreTimes } from '../lib/machine.mjs';
 import { RESULTS, SERVICE_MAIN, serviceMainOf } from '../lib/paths.mjs';
 import { openRunContext } from '../lib/run-context.mjs';
 import {
@@ -34,26 +34,6 @@ const options = commandLine({
 const log = logger('core-use');
 const cleanUps = new CleanUps(log);
 cleanUps.onSignals();
-
-/** The fields of one core's line in /proc/stat, in ticks. */
-function coreTimes(cpu) {
-  const line = readFileSync('/proc/stat', 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith(`cpu${cpu} `));
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  return {
-    user: user + nice,
-    system,
-    idle: idle + iowait,
-    irq,
-    softirq,
-    steal,
-  };
-}
 
 function shares(before, after) {
   const spent = Object.fromEntries(
