@@ -84,7 +84,7 @@ describe('PlantsModule and AuthModule refuse a composition that would open a rou
     // Nest aborts the process on a provider that cannot be made, unless told not to.
     await expect(
       startHost([PlantsModule, AuthModule.forRoot({ tokens: [TOKEN] })], {
-        abortOnError: false,
+        options: { abortOnError: false },
       }),
     ).rejects.toThrow(/import PlantsModule\.forRoot\(options\?\)/);
   });
@@ -234,10 +234,7 @@ describe.each(HOST_ADAPTERS)(
           AuthModule.forRoot({ tokens: [TOKEN] }),
           ShopModule,
         ],
-        {},
-        () => {},
-        { providers: [PlantCreatedListener] },
-        adapter,
+        { own: { providers: [PlantCreatedListener] }, adapter },
       );
       listener = host.app.get(PlantCreatedListener);
       listener.databaseUrl = (host.dataSource.options as { url: string }).url;

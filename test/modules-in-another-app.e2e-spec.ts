@@ -94,10 +94,7 @@ describe.each(HOST_ADAPTERS)(
     beforeAll(async () => {
       host = await startHost(
         [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
-        {},
-        undefined,
-        {},
-        adapter,
+        { adapter },
       );
     });
     afterAll(() => host?.app.close());
@@ -115,7 +112,7 @@ describe.each(HOST_ADAPTERS)(
         expect(server.listeners('request')).toEqual([
           host.app.getHttpAdapter().getInstance(),
         ]);
-      const bare = await startHost([], {}, undefined, {}, adapter);
+      const bare = await startHost([], { adapter });
       try {
         expect(listenersOf(server)).toEqual(
           listenersOf(bare.app.getHttpServer() as Server),
@@ -251,27 +248,27 @@ describe('a host whose JSON parser would round ids beyond 2^53 (issue 30)', () =
   ];
 
   it("does not start on Nest's defaults without rawBody: the message names rawBody", async () => {
-    await expect(startHost(modules(), { rawBody: false })).rejects.toThrow(
-      /PlantsModule: .*rawBody: true/,
-    );
+    await expect(
+      startHost(modules(), { options: { rawBody: false } }),
+    ).rejects.toThrow(/PlantsModule: .*rawBody: true/);
   });
 
   it('does not start with a JSON parser of its own that keeps no raw body', async () => {
     await expect(
-      startHost(modules(), { bodyParser: false }, (app) => {
-        app.use(json());
+      startHost(modules(), {
+        options: { bodyParser: false },
+        configure: (app) => {
+          app.use(json());
+        },
       }),
     ).rejects.toThrow(/PlantsModule: .*rawBody: true/);
   });
 
   it('on Fastify, which the start cannot ask, refuses an id beyond 2^53 with a 500 instead of storing it rounded', async () => {
-    const host = await startHost(
-      modules(),
-      { rawBody: false },
-      undefined,
-      {},
-      'fastify',
-    );
+    const host = await startHost(modules(), {
+      options: { rawBody: false },
+      adapter: 'fastify',
+    });
     try {
       const beyond = 2n ** 53n + 1n;
       const answer = await postPlant(host.url, newPlantJson(beyond, 'Fern'));
@@ -292,7 +289,7 @@ describe('a host whose JSON parser would round ids beyond 2^53 (issue 30)', () =
   });
 
   it('starts with the body parser off, and creates exact ids', async () => {
-    const host = await startHost(modules(), { bodyParser: false });
+    const host = await startHost(modules(), { options: { bodyParser: false } });
     try {
       const id = uniqueId();
       expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
@@ -314,10 +311,7 @@ describe.each(HOST_ADAPTERS)(
     beforeAll(async () => {
       host = await startHost(
         [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
-        { rawBody: true },
-        undefined,
-        {},
-        adapter,
+        { options: { rawBody: true }, adapter },
       );
     });
     afterAll(() => host?.app.close());
@@ -367,10 +361,7 @@ describe.each(HOST_ADAPTERS)(
     beforeAll(async () => {
       host = await startHost(
         [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
-        {},
-        (app) => app.setGlobalPrefix('api'),
-        {},
-        adapter,
+        { configure: (app) => app.setGlobalPrefix('api'), adapter },
       );
     });
     afterAll(() => host?.app.close());
@@ -424,8 +415,7 @@ describe.each([
     beforeAll(async () => {
       host = await startHost(
         [PlantsModule.forRoot(), AuthModule.forRoot({ tokens: [TOKEN] })],
-        options,
-        (app) => app.useGlobalPipes(pipe()),
+        { options, configure: (app) => app.useGlobalPipes(pipe()) },
       );
     });
     afterAll(() => host?.app.close());
@@ -498,10 +488,7 @@ describe.each(HOST_ADAPTERS)(
           PlantsModule.forRoot(),
           AuthModule.forRoot({ tokens: [TOKEN], tokenRateLimit: 1 }),
         ],
-        {},
-        undefined,
-        {},
-        adapter,
+        { adapter },
       );
     });
     afterAll(() => host?.app.close());
@@ -546,10 +533,7 @@ describe.each(HOST_ADAPTERS)(
             globalGuard: true,
           }),
         ],
-        { rawBody: true },
-        undefined,
-        {},
-        adapter,
+        { options: { rawBody: true }, adapter },
       );
     });
     afterAll(() => host?.app.close());
@@ -610,10 +594,7 @@ describe.each(HOST_ADAPTERS)(
             }),
           }),
         ],
-        { rawBody: true },
-        undefined,
-        {},
-        adapter,
+        { options: { rawBody: true }, adapter },
       );
     });
     afterAll(() => host?.app.close());

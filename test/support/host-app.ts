@@ -58,6 +58,17 @@ export interface Host {
   dataSource: DataSource;
 }
 
+/** How a host is made beyond its modules; each part has Nest's default when left out. */
+export interface HostSettings {
+  /** NestFactory's options (`rawBody: true` unless given). */
+  options?: NestApplicationOptions;
+  /** Done to the application before it listens (a global prefix, a pipe, a parser). */
+  configure?: (app: NestExpressApplication) => void;
+  /** The host's own controllers and providers, beside the modules. */
+  own?: { controllers?: Type[]; providers?: Provider[] };
+  adapter?: HostAdapter;
+}
+
 /**
  * Another team's application, as docs/using-the-modules.md writes it: its own TypeORM
  * connection (this package's migrations), its own JSON route, and the modules configured
@@ -66,10 +77,12 @@ export interface Host {
  */
 export async function startHost(
   modules: (DynamicModule | Type)[],
-  options: NestApplicationOptions = {},
-  configure: (app: NestExpressApplication) => void = () => {},
-  own: { controllers?: Type[]; providers?: Provider[] } = {},
-  adapter: HostAdapter = 'express',
+  {
+    options = {},
+    configure = () => {},
+    own = {},
+    adapter = 'express',
+  }: HostSettings = {},
 ): Promise<Host> {
   const databaseUrl = await createScratchDatabase(
     inject('databaseUrl'),
