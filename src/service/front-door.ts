@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
-import { holdContinue } from '../lib/request-body/request-body.js';
+import {
+  bodyLimitBytes,
+  holdContinue,
+} from '../lib/request-body/request-body.js';
 import type { Environment } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
@@ -18,11 +21,11 @@ import {
 import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
 import { securityHeaderValues } from './http-server/security-headers.js';
 import type { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
-import { closeConnectionIfBodyUnread } from './http-server/unread-body.js';
+import { earlyAnswerRule } from './http-server/unread-body.js';
 
 export type FrontDoorSettings = Pick<
   Environment,
-  'HTTP_MAX_CONNECTIONS' | 'CORS_ORIGINS'
+  'HTTP_MAX_CONNECTIONS' | 'CORS_ORIGINS' | 'BODY_LIMIT'
 >;
 
 /**
@@ -50,21 +53,26 @@ export function openFrontDoor(
   const fastifyHandler = adapter.requestListener;
   const drain = app.get(GracefulShutdown);
   const admission = app.get(CreateAdmission);
-  const request = admission.inFrontOf((request, response) => {
-    // 4. The drain: in flight until its response closes; `Connection: close` once draining.
-    //    Not a create refused at step 3: its answer is written whole before it returns.
-    drain.track(response);
-    // 5. The protocol checks Node would answer with no body, a method no route can have,
-    //    and the response hook that closes the connection of an answer sent before its
-    //    body arrived.
-    if (refuseWithoutHost(request, response)) return;
-    if (refuseUnknownMethod(request, response)) return;
-    closeConnectionIfBodyUnread(request, response);
-    fastifyHandler(request, response);
-  });
   // 3. Load shedding first, for the paths the plant route was met at (step 10): under
   //    overload most requests are refused here, and a refusal is Node's HTTP server's cost
   //    and little more.
+  const admitted = admission.inFrontOf((request, response) => {
+    // 4. The drain: in flight until its response closes; `Connection: close` once draining.
+    //    Not a create refused at step 3: its answer is written whole before it returns.
+    drain.track(response);
+    // 5. The protocol checks Node would answer with no body, and a method no route can have.
+    if (refuseWithoutHost(request, response)) return;
+    if (refuseUnknownMethod(request, response)) return;
+    fastifyHandler(request, response);
+  });
+  // 2b. Before any step can answer: an answer sent before its body arrived keeps the
+  //    connection for a small body, read and dropped, and otherwise closes it with a
+  //    lingering close, so that the client reads it (issue 40).
+  const earlyAnswer = earlyAnswerRule(bodyLimitBytes(settings.BODY_LIMIT));
+  const request: typeof admitted = (request, response) => {
+    earlyAnswer(request, response);
+    admitted(request, response);
+  };
   server.on('request', request);
   // 2. `Expect: 100-continue`: an ordinary request whose `100 Continue` the body reader sends
   //    once the token and headers are accepted; any other expectation is answered 417.
@@ -72,7 +80,10 @@ export function openFrontDoor(
     holdContinue(continuing);
     request(continuing, response);
   });
-  server.on('checkExpectation', refuseExpectation);
+  server.on('checkExpectation', (request, response) => {
+    earlyAnswer(request, response);
+    refuseExpectation(request, response);
+  });
 
   // 6-9. Fastify, and the hooks every request passes, in the order they run.
   const fastify = adapter.getInstance() as FastifyInstance;

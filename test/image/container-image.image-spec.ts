@@ -13,7 +13,7 @@ import {
 import { TOKEN } from '../support/tokens.js';
 import { SERVICE_V8_FLAGS } from '../../src/service/v8-flags.js';
 import { inspect, logLines, podman, run } from '../support/image/podman.js';
-import { report, seconds } from '../support/image/report.js';
+import { report, seconds } from '../support/report.js';
 
 // The image docker/Dockerfile builds, run for real with rootful podman (docs/container-image.md):
 // what an operator relies on, checked on the running container against what

@@ -19,7 +19,7 @@ import {
   run,
   startApiService,
 } from '../support/image/podman.js';
-import { report, seconds } from '../support/image/report.js';
+import { report, seconds } from '../support/report.js';
 
 // plant-store/testcontainers (src/service/testcontainers/) on this machine's rootful podman, through
 // its Docker-compatible API: the page's global setup, run as it is written, starts the

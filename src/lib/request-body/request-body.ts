@@ -36,8 +36,8 @@ export function declaresBody(request: IncomingMessage): boolean {
 
 /**
  * Reads a request body of at most `limit` bytes. Past the limit it stops at once and
- * rejects with 413, whatever the client still sends: the answer then closes the connection
- * (see unread-body.ts) instead of draining the rest.
+ * rejects with 413, whatever the client still sends: the service's front door decides what
+ * becomes of the rest (src/service/http-server/unread-body.ts).
  */
 export function readBody(
   request: IncomingMessage,

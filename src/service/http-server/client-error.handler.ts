@@ -1,6 +1,7 @@
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { HttpStatus } from '@nestjs/common';
 import { ErrorAnswer } from '../../lib/errors/error-answer.js';
+import { isLingering, lingeringClose } from './lingering-close.js';
 
 const REQUEST_HEADER_FIELDS_TOO_LARGE = 431;
 
@@ -10,19 +11,23 @@ const STATUS_BY_PARSER_ERROR: Readonly<Record<string, number>> = {
 };
 
 /**
- * Requests Node's HTTP parser rejects (an unknown method, a broken request line, headers
- * too large) never reach Express. Node's default answer has no body; this one gives them
- * the same Error body as every other failure, then closes the connection.
+ * Requests Node's HTTP parser rejects (a broken request line or body, headers too large, a
+ * request too slow) never reach the HTTP adapter. Node's default answer has no body and
+ * resets a client still sending; this one gives them the same Error body as every other
+ * failure, then closes the connection with a lingering close.
  */
 export function answerClientError(
   error: NodeJS.ErrnoException,
-  socket: Duplex,
+  socket: Socket,
 ): void {
+  // Closing already, within its bounds: a later parser error or timeout adds nothing.
+  if (isLingering(socket)) return;
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const status =
     STATUS_BY_PARSER_ERROR[error.code ?? ''] ?? HttpStatus.BAD_REQUEST;
-  socket.end(ErrorAnswer.forStatus(status, 'close').toRawResponse());
+  socket.write(ErrorAnswer.forStatus(status, 'close').toRawResponse());
+  lingeringClose(socket);
 }

@@ -2,9 +2,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '../../lib/errors/api-error.js';
 import { ErrorAnswer } from '../../lib/errors/error-answer.js';
-
-/** How long a refused connection may stay half-closed, waiting for its client to close. */
-const REFUSED_LINGER_MS = 5_000;
+import { lingeringClose } from './lingering-close.js';
 
 type ConnectionListener = (this: Server, socket: Socket) => void;
 
@@ -17,8 +15,7 @@ type ConnectionListener = (this: Server, socket: Socket) => void;
  * retransmissions (1, 3, 7 s...) past the 10 s a client waits (bench/RESULTS.md,
  * 2026-11-26). A connection past the cap gets the overload 503 with Retry-After and
  * Connection: close at once, written on the socket before any parsing, the cheapest answer
- * there is; what the client sends is read and dropped, so that closing sends no reset (a
- * reset may discard the answer before the client reads it). Node's own
+ * there is, and a lingering close (lingering-close.ts). Node's own
  * server.maxConnections closes such connections with no answer at all.
  *
  * Node's HTTP server serves a connection from its one 'connection' listener, registered
@@ -51,8 +48,6 @@ export function capConnections(server: Server, max: number): void {
 }
 
 function refuse(socket: Socket, refusal: string): void {
-  socket.on('error', () => socket.destroy());
-  socket.setTimeout(REFUSED_LINGER_MS, () => socket.destroy());
-  socket.resume();
-  socket.end(refusal);
+  socket.write(refusal);
+  lingeringClose(socket, socket);
 }

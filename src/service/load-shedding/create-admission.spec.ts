@@ -16,7 +16,7 @@ import {
 import type { Environment } from '../config/environment.js';
 import { eventually } from '../../../test/support/poll.js';
 import { MetricsService } from '../../lib/metrics/metrics.service.js';
-import { closeConnectionIfBodyUnread } from '../http-server/unread-body.js';
+import { earlyAnswerRule } from '../http-server/unread-body.js';
 import { CreateAdmission } from './create-admission.js';
 import type { PlantsService } from '../../lib/plants/plants.service.js';
 
@@ -69,11 +69,11 @@ describe('CreateAdmission', () => {
     // The plant route: the admission met twice, as a create admitted at the front door
     // meets it again at the route (it admits once), then the rest of the route, stood in
     // for by a handler that answers whatever is admitted with 200.
-    // Behind the front door's response hook, as on the service's server (it closes the
-    // connection of an answer sent before its body arrived, unless the body is being
-    // discarded).
+    // Behind the front door's early-answer rule, as on the service's server (an answer sent
+    // before a small body arrived keeps the connection; any other closes it).
+    const earlyAnswer = earlyAnswerRule(1024);
     server = createServer((request, response) => {
-      closeConnectionIfBodyUnread(request, response);
+      earlyAnswer(request, response);
       admission.atRoute(request, response, () =>
         admission.atRoute(request, response, () => {
           let body = '';
@@ -403,31 +403,6 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
     expect(inFront(admission, requestTo('/p15'))).toBe(503);
     expect(inFront(admission, requestTo('/p16'))).toBe('passed on');
   });
-
-  it.each([
-    ['declares at most BODY_LIMIT', { 'content-length': '1024' }, undefined],
-    ['declares more', { 'content-length': '1025' }, 'close'],
-    ['is chunked', { 'transfer-encoding': 'chunked' }, 'close'],
-    [
-      'waits for 100 Continue',
-      { 'content-length': '10', expect: '100-continue' },
-      'close',
-    ],
-  ])(
-    'keeps the connection of a refused create only when its body is small and on its way: one that %s',
-    (_case, headers, connection) => {
-      const admission = admissionWith();
-      overloaded = true;
-      const response = responseOf();
-      admission.atRoute(
-        requestTo('/plants', { headers }),
-        response as unknown as ServerResponse,
-        () => {},
-      );
-      expect(response.status).toBe(503);
-      expect(response.headers.Connection).toBe(connection);
-    },
-  );
 
   it('refuses a create that has waited exactly CREATE_WAITING_TIMEOUT_MS when its turn comes', () => {
     vi.useFakeTimers({ toFake: ['Date'] });

@@ -2,15 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { ApiError } from '../../lib/errors/api-error.js';
-import {
-  type ConnectionAfterAnswer,
-  ErrorAnswer,
-} from '../../lib/errors/error-answer.js';
-import {
-  bodyLimitBytes,
-  declaredLength,
-} from '../../lib/request-body/request-body.js';
-import { discardBody } from '../http-server/unread-body.js';
+import { ErrorAnswer } from '../../lib/errors/error-answer.js';
 import {
   MetricsService,
   type ShedReason,
@@ -61,8 +53,8 @@ interface WaitingCreate {
  * wait their turn in arrival order, before any work (a burst that size is taken, not
  * refused), and past both, or while the insert queue is overloaded
  * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once. A refusal
- * must cost a small fraction of a create, or refusing would itself eat the capacity: it keeps
- * the connection when the body is small enough to discard. Other methods and routes are never
+ * must cost a small fraction of a create, or refusing would itself eat the capacity: the
+ * connection is kept when the body is small enough to discard. Other methods and routes are never
  * refused nor held. Refusals in front of Fastify never reach the request log or metrics (only
  * one at the route's hook, at a path not yet learned, would), so they are counted here
  * (plants_shed_total, by the bound met). Measured:
@@ -75,11 +67,8 @@ export class CreateAdmission {
   private readonly waiting: WaitingCreate[] = [];
   /** Where the plant route was met, as routePathOf writes it. */
   private readonly routePaths = new Set<string>();
-  private readonly bodyLimit: number;
-  private readonly refusal = {
-    keep: ErrorAnswer.of(ApiError.overloaded(), 'keep'),
-    close: ErrorAnswer.of(ApiError.overloaded(), 'close'),
-  } satisfies Record<ConnectionAfterAnswer, ErrorAnswer>;
+  // Whether its connection is kept is the front door's early-answer rule (unread-body.ts).
+  private readonly refusal = ErrorAnswer.of(ApiError.overloaded());
 
   private readonly shed: Record<ShedReason, number>;
 
@@ -88,7 +77,6 @@ export class CreateAdmission {
     @InjectEnvironment() private readonly env: Environment,
     metrics: MetricsService,
   ) {
-    this.bodyLimit = bodyLimitBytes(env.BODY_LIMIT);
     this.shed = metrics.shedSinceRead;
     metrics.gauge(
       'plant_creates_waiting',
@@ -143,7 +131,7 @@ export class CreateAdmission {
   ): void {
     request[admitted] = true;
     const bound = this.boundMet();
-    if (bound !== undefined) this.refuse(request, response, bound);
+    if (bound !== undefined) this.refuse(response, bound);
     else if (this.working < this.env.CREATE_CONCURRENCY_LIMIT)
       this.start(response, next);
     else
@@ -179,37 +167,13 @@ export class CreateAdmission {
       // A client that left while waiting: nothing to answer, nothing to do.
       if (request.socket.destroyed) continue;
       if (Date.now() - since >= this.env.CREATE_WAITING_TIMEOUT_MS)
-        this.refuse(request, response, 'queue');
+        this.refuse(response, 'queue');
       else this.start(response, handOn);
     }
   }
 
-  private refuse(
-    request: IncomingMessage,
-    response: ServerResponse,
-    bound: ShedReason,
-  ): void {
+  private refuse(response: ServerResponse, bound: ShedReason): void {
     this.shed[bound] += 1;
-    const connection = this.connectionAfterRefusal(request);
-    // Read and dropped, so that the connection can carry the client's next request.
-    if (connection === 'keep') discardBody(request);
-    this.refusal[connection].writeTo(response);
-  }
-
-  /**
-   * Kept when the body is declared and small (at most BODY_LIMIT): reading it costs less
-   * than a new connection. Closed when it is chunked (no size known), larger, or waits for
-   * `100 Continue` (the client may never send it).
-   */
-  private connectionAfterRefusal(
-    request: IncomingMessage,
-  ): ConnectionAfterAnswer {
-    if (
-      request.headers['transfer-encoding'] !== undefined ||
-      request.headers.expect !== undefined
-    )
-      return 'close';
-    const length = declaredLength(request) ?? 0;
-    return length <= this.bodyLimit ? 'keep' : 'close';
+    this.refusal.writeTo(response);
   }
 }

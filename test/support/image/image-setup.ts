@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { run } from './podman.js';
-import { report, seconds } from './report.js';
+import { report, seconds } from '../report.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
