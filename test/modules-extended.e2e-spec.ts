@@ -185,10 +185,13 @@ class PlantCreatedListener {
 
   @OnEvent(PLANT_CREATED)
   onCreated(event: PlantCreatedEvent): void {
-    // Another connection sees the row only once its insert has committed.
+    // Recorded in the order the events came; whether another connection saw the row (only
+    // once its insert has committed) is filled in when that check answers, in any order.
+    const entry = { event, storedThen: false };
+    this.received.push(entry);
     this.pending.push(
       committedRow(this.databaseUrl, event.id).then((storedThen) => {
-        this.received.push({ event, storedThen });
+        entry.storedThen = storedThen;
       }),
     );
   }
