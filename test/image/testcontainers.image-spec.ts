@@ -62,6 +62,7 @@ describe("plant-store/testcontainers on podman's Docker API", () => {
     // registry here supplies.
     process.env.DOCKER_HOST = api.dockerHost;
     process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
+    process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1';
     process.env.PLANT_STORE_IMAGE = inject('plantStoreImage');
     process.env.POSTGRES_IMAGE = postgresImage;
     // The session every container and network of this run is labelled with (the reaper's,

@@ -3,4 +3,5 @@
 export {
   PlantStoreContainer,
   type StartedPlantStore,
+  type StartStep,
 } from './plant-store-container.js';

@@ -27,8 +27,41 @@ export interface StartedPlantStore {
   token: string;
   /** The database through its mapped port, from the test's side. */
   databaseUrl: string;
+  /** How long each step of start() took, in order: where a slow start went. */
+  steps: ReadonlyArray<StartStep>;
   /** Removes both containers, then the network. */
   stop(): Promise<void>;
+}
+
+export interface StartStep {
+  step: string;
+  ms: number;
+}
+
+/** The steps of a start, timed, for its result and for the error of one that fails. */
+class StartSteps {
+  readonly taken: StartStep[] = [];
+  private current: { step: string; since: number } | undefined;
+
+  async time<T>(step: string, run: () => Promise<T>): Promise<T> {
+    this.current = { step, since: Date.now() };
+    const result = await run();
+    this.taken.push({ step, ms: Date.now() - this.current.since });
+    this.current = undefined;
+    return result;
+  }
+
+  /** Each step taken with its time, then the one that failed and how long it ran. */
+  summary(): string {
+    const done = this.taken.map(({ step, ms }) => `${step}: ${ms} ms`);
+    const failed =
+      this.current === undefined
+        ? []
+        : [
+            `${this.current.step}: failed after ${Date.now() - this.current.since} ms`,
+          ];
+    return [...done, ...failed].join('; ');
+  }
 }
 
 interface Stoppable {
@@ -65,55 +98,70 @@ export class PlantStoreContainer {
   async start(): Promise<StartedPlantStore> {
     const token = testInstanceToken();
     const password = randomBytes(18).toString('base64url');
-    const network = await new Network().start();
+    const steps = new StartSteps();
+    const network = await steps.time('network', () => new Network().start());
     const started: Stoppable[] = [];
     try {
-      const postgres = await new PostgreSqlContainer(this.postgresImage)
-        .withNetwork(network)
-        .withDatabase(DATABASE)
-        .withUsername(DATABASE)
-        .withPassword(password)
-        // The module waits for the engine's health check, which podman runs only through
-        // systemd timers: where no systemd runs, it never turns healthy. The same check,
-        // run by Testcontainers itself, works on every engine.
-        .withWaitStrategy(
-          Wait.forAll([
-            Wait.forListeningPorts(),
-            Wait.forSuccessfulCommand(
-              `pg_isready --host localhost --username ${DATABASE} --dbname ${DATABASE}`,
-            ),
-          ]),
-        )
-        .start();
+      const postgres = await steps.time(
+        'PostgreSQL container, until pg_isready',
+        () =>
+          new PostgreSqlContainer(this.postgresImage)
+            .withNetwork(network)
+            .withDatabase(DATABASE)
+            .withUsername(DATABASE)
+            .withPassword(password)
+            // The module waits for the engine's health check, which podman runs only through
+            // systemd timers: where no systemd runs, it never turns healthy. The same check,
+            // run by Testcontainers itself, works on every engine.
+            .withWaitStrategy(
+              Wait.forAll([
+                Wait.forListeningPorts(),
+                Wait.forSuccessfulCommand(
+                  `pg_isready --host localhost --username ${DATABASE} --dbname ${DATABASE}`,
+                ),
+              ]),
+            )
+            .start(),
+      );
       started.push(postgres);
       // By address, not by alias: podman's CNI networks resolve names only with the dnsname
       // plugin, which a machine may lack.
       const inside = new URL(postgres.getConnectionUri());
       inside.hostname = postgres.getIpAddress(network.getName());
       inside.port = String(POSTGRES_PORT);
-      const service = await new GenericContainer(this.image)
-        .withNetwork(network)
-        .withEnvironment({
-          DATABASE_URL: inside.toString(),
-          API_TOKENS: token,
-          ...TEST_INSTANCE_SETTINGS,
-          ...this.env,
-        })
-        .withExposedPorts(SERVICE_PORT)
-        .withWaitStrategy(
-          Wait.forHttp('/health/ready', SERVICE_PORT).forStatusCode(200),
-        )
-        .start();
+      const service = await steps.time(
+        'service container, until /health/ready is 200',
+        () =>
+          new GenericContainer(this.image)
+            .withNetwork(network)
+            .withEnvironment({
+              DATABASE_URL: inside.toString(),
+              API_TOKENS: token,
+              ...TEST_INSTANCE_SETTINGS,
+              ...this.env,
+            })
+            .withExposedPorts(SERVICE_PORT)
+            .withWaitStrategy(
+              Wait.forHttp('/health/ready', SERVICE_PORT).forStatusCode(200),
+            )
+            .start(),
+      );
       started.push(service);
       return {
         url: `http://${service.getHost()}:${service.getMappedPort(SERVICE_PORT)}`,
         token,
         databaseUrl: postgres.getConnectionUri(),
+        steps: steps.taken,
         stop: () => stopAll(started, network),
       };
     } catch (error) {
       await stopAll(started, network);
-      throw error;
+      throw new Error(
+        `PlantStoreContainer.start() failed: ${steps.summary()}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 }
