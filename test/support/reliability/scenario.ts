@@ -100,7 +100,11 @@ export async function recoveryTime(
       return Date.now() - started;
     await sleep(100);
   }
+  // What the last probes got instead, so that a failure says where recovery stuck.
+  const lastOutcomes = ledger.attempts
+    .slice(-3)
+    .map(({ outcome }) => JSON.stringify(outcome));
   throw new Error(
-    `The service did not answer 200 within ${withinMs} ms of the fault ending.`,
+    `The service did not answer 200 within ${withinMs} ms of the fault ending; the last probes got: ${lastOutcomes.join(', ')}`,
   );
 }
