@@ -50,7 +50,7 @@ describe('the runtime: the Node.js 24 the project brings, whatever the machine h
     });
     try {
       const [, version] = await service.waitFor(
-        /Plant Store listening on \S+ \(Node\.js (v[\d.]+)\)/,
+        /Plant Store listening on \S+ \(Node\.js (v[\d.]+), on express\)/,
       );
       expect(version).toBe(await pinnedRuntime());
       // They decide its memory and its pauses under load.

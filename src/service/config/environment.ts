@@ -63,6 +63,10 @@ const toBoolean = ({
 
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
+/** The HTTP adapters the service runs on: Express, the design's, by default. */
+export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
+export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
+
 /**
  * Every setting the service reads, with its default and its rule. This class is the
  * single source of truth for configuration; docs/configuration.md mirrors it. Settings the
@@ -217,6 +221,12 @@ export class Environment {
   /** Connections the kernel queues for accept (capped by net.core.somaxconn). */
   @IsIntegerBetween(1, 65_535)
   HTTP_LISTEN_BACKLOG: number = 511;
+
+  /** Nest's HTTP adapter: @nestjs/platform-express, or @nestjs/platform-fastify. */
+  @IsIn(HTTP_ADAPTERS, {
+    message: `must be one of ${HTTP_ADAPTERS.join(', ')}`,
+  })
+  HTTP_ADAPTER: HttpAdapterName = 'express';
 
   /** Origins allowed by CORS; empty: CORS off (no Access-Control-* headers). */
   @Transform(splitList)
