@@ -19,6 +19,7 @@ import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
 import { securityHeaderValues } from './http-server/security-headers.js';
 import type { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 import { closeConnectionIfBodyUnread } from './http-server/unread-body.js';
+import { routeActiveServerSpan } from './tracing/server-span-route.js';
 
 export type FrontDoorSettings = Pick<
   Environment,
@@ -98,6 +99,7 @@ export function openFrontDoor(
     if (!isDocumentationPath(request.url)) {
       log.follow(request, reply);
       timing.follow(request, reply.raw);
+      routeActiveServerSpan(request);
     } else if (!isReadMethod(request.method)) {
       OTHER_THAN_READ.sendThrough(reply);
       return;
