@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { freePort } from '../test-kit/free-port.mjs';
-import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
+import {
+  OtlpReceiver,
+  type ReceivedSpan,
+  statementOf,
+} from './support/otlp-receiver.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TEST_TOKENS } from './support/tokens.js';
@@ -116,12 +120,17 @@ describe('tracing the built service by configuration (OTEL_* variables)', () => 
       ]);
       // The INSERT itself (instrumentation-pg) is inside the batch's trace, not the request's.
       expect(
-        spans.some(
-          (span) =>
-            span.parentSpanId === batch!.spanId &&
-            span.traceId === batch!.traceId,
-        ),
-      ).toBe(true);
+        spans
+          .filter(
+            (span) =>
+              span.parentSpanId === batch!.spanId &&
+              span.traceId === batch!.traceId,
+          )
+          .map(statementOf),
+      ).toContainEqual(expect.stringMatching(/^\s*INSERT INTO/));
+      expect(
+        inTrace.filter((span) => statementOf(span).includes('INSERT')),
+      ).toEqual([]);
 
       const [line] = logLinesOf(service.text, requestId);
       expect(line).toMatchObject({

@@ -14,6 +14,12 @@ export interface ReceivedSpan {
   serviceName: unknown;
 }
 
+/** The SQL of a pg span, under either name instrumentation-pg gives it. */
+export const statementOf = (span: ReceivedSpan): string =>
+  String(
+    span.attributes['db.query.text'] ?? span.attributes['db.statement'] ?? '',
+  );
+
 interface KeyValue {
   key: string;
   value: Record<string, unknown>;
