@@ -15,10 +15,11 @@ export interface ReceivedSpan {
 }
 
 /** The SQL of a pg span, under either name instrumentation-pg gives it. */
-export const statementOf = (span: ReceivedSpan): string =>
-  String(
-    span.attributes['db.query.text'] ?? span.attributes['db.statement'] ?? '',
-  );
+export function statementOf(span: ReceivedSpan): string {
+  const text =
+    span.attributes['db.query.text'] ?? span.attributes['db.statement'];
+  return typeof text === 'string' ? text : '';
+}
 
 interface KeyValue {
   key: string;
