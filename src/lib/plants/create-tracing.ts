@@ -43,6 +43,8 @@ export class CreateTracing {
 
   /** The statement found the id taken: the batch counts the verdict once it is known. */
   owesVerdictTo(batch: InsertBatchTracing): void {
+    // A retried create (its read lost the connection) owes nothing to the earlier batch.
+    this.settle(undefined);
     this.verdictOwedTo = batch;
   }
 

@@ -15,6 +15,7 @@ import {
   FakePlantsTable,
   failureOf,
   fern,
+  lost,
   plantsOn,
   refused,
 } from '../../../test/support/plants-in-memory.js';
@@ -179,6 +180,38 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
       ]),
     );
     expect(outcomes).toHaveLength(3);
+  });
+
+  it('hands on the batch of a create whose read was retried, owed no verdict, and counts the replay on the next', async () => {
+    const table = new FakePlantsTable();
+    const { service } = await plantsOn(table);
+    await service.create(fern(5n));
+    exporter.reset();
+    // The INSERT finds the id taken; the SELECT then loses its connection, and the create
+    // starts over: a second statement, which decides.
+    table.failures = [undefined as unknown as Error, lost()];
+    await expect(service.create(fern(5n))).resolves.toEqual({ name: 'Fern' });
+    await flushed();
+
+    const batches = named('plants.insert_batch');
+    expect(batches.map((batch) => batch.attributes)).toEqual([
+      {
+        'plants.batch.size': 1,
+        'plants.batch.inserted': 0,
+        'plants.batch.replayed': 0,
+        'plants.batch.conflicts': 0,
+      },
+      {
+        'plants.batch.size': 1,
+        'plants.batch.inserted': 0,
+        'plants.batch.replayed': 1,
+        'plants.batch.conflicts': 0,
+      },
+    ]);
+    const [create] = named('plants.create');
+    expect(linksOf(create)).toEqual(
+      batches.map((batch) => idOf(batch.spanContext())).sort(),
+    );
   });
 
   it('records a dead database as the 503 it is answered, without the driver error', async () => {
