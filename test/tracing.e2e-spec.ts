@@ -172,6 +172,65 @@ describe('tracing the built service by configuration (OTEL_* variables)', () => 
     expect(receiver.bodies.join('\n')).not.toContain(token);
   });
 
+  it("samples once, at the request: a request not sampled makes no span at all, and a sampled create's batch is recorded whatever the ratio", async () => {
+    const { service, baseUrl } = await startTracedService(receiver, {
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    });
+    const sampled = clientTrace();
+    const unsampled = clientTrace();
+    const requests = [
+      { traceparent: sampled.traceparent, requestId: `sampled-${hex(6)}` },
+      {
+        traceparent: unsampled.traceparent.replace(/-01$/, '-00'),
+        requestId: `unsampled-${hex(6)}`,
+      },
+      { traceparent: undefined, requestId: `no-parent-${hex(6)}` },
+    ];
+    for (const { traceparent, requestId } of requests) {
+      const answer = await postPlant(
+        baseUrl,
+        newPlantJson(uniqueId(), 'Fern'),
+        {
+          headers: {
+            'X-Request-Id': requestId,
+            ...(traceparent === undefined ? {} : { traceparent }),
+          },
+        },
+      );
+      expect(answer.status).toBe(200);
+    }
+    expect(await service.stop('SIGTERM')).toBe(0);
+
+    const { spans } = receiver;
+    const create = spans.find(
+      (span) =>
+        span.name === 'plants.create' && span.traceId === sampled.traceId,
+    );
+    expect(create).toBeDefined();
+    const batch = spans.find((span) => span.name === 'plants.insert_batch');
+    expect(batch?.links).toEqual([
+      expect.objectContaining({
+        traceId: sampled.traceId,
+        spanId: create!.spanId,
+      }),
+    ]);
+    // Every span is the sampled request's, its batch's, or its batch's INSERT.
+    expect(
+      spans.filter(
+        (span) =>
+          span.traceId !== sampled.traceId && span.traceId !== batch!.traceId,
+      ),
+    ).toEqual([]);
+    const [sampledLine] = logLinesOf(service.text, requests[0].requestId);
+    expect(sampledLine).toMatchObject({ trace_id: sampled.traceId });
+    for (const { requestId } of requests.slice(1)) {
+      const [line] = logLinesOf(service.text, requestId);
+      expect(line).toBeDefined();
+      expect(line).not.toHaveProperty('trace_id');
+    }
+  });
+
   it.each([
     [
       'OTEL_EXPORTER_OTLP_PROTOCOL',

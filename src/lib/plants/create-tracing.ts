@@ -21,13 +21,15 @@ export class CreateTracing {
   private constructor(readonly span: Span) {}
 
   /**
-   * Undefined while no SDK is registered (the API's no-op gives an invalid span context):
-   * then nothing else is made for the create.
+   * A span only inside a recorded one (a host's or the service's request span): a create
+   * joins a trace and never starts one, so without an SDK, or in a request not sampled,
+   * nothing is made for it. Its batch then makes none either.
    */
   static start(): CreateTracing | undefined {
-    const span = plantsTracer.startSpan(CREATE_SPAN, CREATE_SPAN_OPTIONS);
-    if (!trace.isSpanContextValid(span.spanContext())) return undefined;
-    return new CreateTracing(span);
+    if (trace.getActiveSpan()?.isRecording() !== true) return undefined;
+    return new CreateTracing(
+      plantsTracer.startSpan(CREATE_SPAN, CREATE_SPAN_OPTIONS),
+    );
   }
 
   /** Runs `work` with this span active, so the create's own queries are its children. */

@@ -34,7 +34,7 @@ export class InsertBatchTracing {
 
   private constructor(readonly span: Span) {}
 
-  /** Undefined when no create of the batch is traced: no SDK is registered. */
+  /** Undefined when no create of the batch is traced. */
   static start(
     batch: readonly { tracing?: CreateTracing }[],
   ): InsertBatchTracing | undefined {

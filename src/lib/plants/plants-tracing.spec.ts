@@ -21,6 +21,7 @@ import {
 } from '../../../test/support/plants-in-memory.js';
 import type { NewPlant } from './dto/new-plant.dto.js';
 import { CreateTracing } from './create-tracing.js';
+import type { PlantsService } from './plants.service.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new TracerProvider({
@@ -41,6 +42,10 @@ async function flushed(): Promise<void> {
   await provider.forceFlush();
   finished = exporter.getFinishedSpans();
 }
+/** The service, each create inside a request's recorded span. */
+const traced = (service: PlantsService) => ({
+  create: (plant: NewPlant) => inRequest(() => service.create(plant)),
+});
 const named = (name: string) => finished.filter((span) => span.name === name);
 const idOf = ({ traceId, spanId }: SpanContext) => `${traceId}/${spanId}`;
 const linksOf = (span: ReadableSpan) =>
@@ -86,6 +91,21 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   });
   beforeEach(() => exporter.reset());
 
+  it('makes no span for a create outside a recorded span: it joins traces, never starts one', async () => {
+    const { service } = await plantsOn(new FakePlantsTable());
+    await service.create(fern(1n));
+    const unsampled = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 0,
+    });
+    await context.with(trace.setSpan(context.active(), unsampled), () =>
+      service.create(fern(2n)),
+    );
+    await flushed();
+    expect(finished).toEqual([]);
+  });
+
   it('makes one plants.insert_batch span for the creates of one statement, each linked both ways', async () => {
     const { service } = await plantsOn(new FakePlantsTable());
     await Promise.all(
@@ -125,13 +145,13 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
 
   it('counts a replay and a conflict on the batch that found their ids taken, and records the 409 by its Error answer', async () => {
     const { service } = await plantsOn(new FakePlantsTable());
-    await service.create(fern(7n, 'green'));
+    await traced(service).create(fern(7n, 'green'));
     exporter.reset();
 
     const [replay, conflict, fresh] = await Promise.allSettled([
-      service.create(fern(7n, 'green')),
-      service.create(fern(7n, 'blue')),
-      service.create(fern(8n)),
+      traced(service).create(fern(7n, 'green')),
+      traced(service).create(fern(7n, 'blue')),
+      traced(service).create(fern(8n)),
     ]);
     expect([replay.status, conflict.status, fresh.status]).toEqual([
       'fulfilled',
@@ -185,12 +205,14 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   it('hands on the batch of a create whose read was retried, owed no verdict, and counts the replay on the next', async () => {
     const table = new FakePlantsTable();
     const { service } = await plantsOn(table);
-    await service.create(fern(5n));
+    await traced(service).create(fern(5n));
     exporter.reset();
     // The INSERT finds the id taken; the SELECT then loses its connection, and the create
     // starts over: a second statement, which decides.
     table.failures = [undefined as unknown as Error, lost()];
-    await expect(service.create(fern(5n))).resolves.toEqual({ name: 'Fern' });
+    await expect(traced(service).create(fern(5n))).resolves.toEqual({
+      name: 'Fern',
+    });
     await flushed();
 
     const batches = named('plants.insert_batch');
@@ -219,9 +241,9 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
     const { service, writeCircuit } = await plantsOn(table);
     table.refusing = true;
     table.failures = [refused()];
-    await failureOf(service.create(fern(1n)));
+    await failureOf(traced(service).create(fern(1n)));
     // The write circuit now refuses at once: a create with no statement, so no batch.
-    await failureOf(service.create(fern(2n)));
+    await failureOf(traced(service).create(fern(2n)));
     writeCircuit.beforeApplicationShutdown();
 
     const unavailable = {
@@ -267,9 +289,9 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
       name: 'Name-9d1f',
       tag: 'Tag-77ac',
     } as NewPlant;
-    await service.create(secretive);
+    await traced(service).create(secretive);
     await failureOf(
-      service.create({
+      traced(service).create({
         id: secretive.id,
         name: secretive.name,
         tag: 'Other-31b0',

@@ -3,9 +3,9 @@ import { routeLabel } from '../../lib/common/route-label.js';
 
 /**
  * Gives the HTTP server span its route template, as the HTTP semantic conventions ask
- * (`http.route`, and the name `POST /plants`): instrumentation-http cannot see it. Fastify
- * knows the route when its onRequest hook runs (the front door's); Express by the time the
- * answer is sent (tracing-sdk.ts). Without an SDK there is no span, and nothing is done.
+ * (`http.route`, and the name `POST /plants`). Fastify knows the route when its onRequest
+ * hook runs (the front door's); Express by the time the answer is sent (server-spans.ts).
+ * Without an SDK, or in a request not sampled, there is no span, and nothing is done.
  */
 export function routeServerSpan(
   span: Span | undefined,

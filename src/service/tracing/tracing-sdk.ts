@@ -8,7 +8,6 @@ import {
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -18,17 +17,33 @@ import {
   ConsoleSpanExporter,
   ParentBasedSampler,
   type Sampler,
+  SamplingDecision,
   type SpanExporter,
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { INSERT_BATCH_SPAN } from '../../lib/plants/plants-tracer.js';
 import type { TracingSettings } from '../config/tracing-settings.js';
-import { routeServerSpan } from './server-span-route.js';
+import { traceIncomingRequests } from './server-spans.js';
 
 // A batch span links to every create it served: up to the batcher's 500 rows (the SDK's
 // default keeps 128 links).
 const LINKS_PER_SPAN = 512;
+
+/**
+ * The package starts a batch span only for a statement that served a recorded create; as a
+ * root span the ratio would drop most of them, and the create's link would lead nowhere.
+ */
+function withBatchesOfRecordedCreates(sampler: Sampler): Sampler {
+  return {
+    shouldSample: (...args) =>
+      args[2] === INSERT_BATCH_SPAN
+        ? { decision: SamplingDecision.RECORD_AND_SAMPLED }
+        : sampler.shouldSample(...args),
+    toString: () => `WithBatchesOfRecordedCreates{${sampler.toString()}}`,
+  };
+}
 
 function samplerFor({ sampler, samplerRatio }: TracingSettings): Sampler {
   const ratio = new TraceIdRatioBasedSampler(samplerRatio);
@@ -56,8 +71,8 @@ function exporterFor({ exporter, protocol, endpoint }: TracingSettings) {
 }
 
 /**
- * OpenTelemetry's SDK for the service: W3C trace context in and out, spans batched to the
- * configured exporter, and the instrumentations of Node's HTTP server and client and of pg.
+ * OpenTelemetry's SDK for the service: W3C trace context in, the server span of each request
+ * (server-spans.ts), pg's instrumentation, spans batched to the configured exporter.
  * Returns the stop that flushes what was recorded.
  */
 export function startTracingSdk(
@@ -77,21 +92,16 @@ export function startTracingSdk(
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: settings.serviceName,
     }),
-    sampler: samplerFor(settings),
+    sampler: withBatchesOfRecordedCreates(samplerFor(settings)),
     spanLimits: { linkCountLimit: LINKS_PER_SPAN },
     spanProcessors: [new BatchSpanProcessor({ exporter })],
   });
   trace.setGlobalTracerProvider(provider);
+  traceIncomingRequests(provider.getTracer('plant-store-service'));
+  // Queries traced only inside a recorded span: a create's read, a batch's INSERT.
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [
-      new HttpInstrumentation({
-        // On Express the matched route is on Node's request by the time it is answered.
-        applyCustomAttributesOnSpan: (span, request) =>
-          routeServerSpan(span, request),
-      }),
-      new PgInstrumentation(),
-    ],
+    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
   });
   return () => provider.shutdown();
 }
