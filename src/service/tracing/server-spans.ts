@@ -26,7 +26,7 @@ import { routeServerSpan } from './server-span-route.js';
 const pathOf = (url: string | undefined) => (url ?? '/').split('?')[0];
 
 /** The span's attributes, the HTTP semantic conventions' stable ones; worked out once sampled. */
-function describe(span: Span, request: IncomingMessage): void {
+function describeRequest(span: Span, request: IncomingMessage): void {
   const { socket } = request;
   span.setAttributes({
     [ATTR_HTTP_REQUEST_METHOD]: request.method ?? 'GET',
@@ -98,7 +98,7 @@ export function traceIncomingRequests(tracer: Tracer): void {
       parent,
     );
     if (!span.isRecording()) return emit.call(this, event, ...args);
-    describe(span, request);
+    describeRequest(span, request);
     const active = trace.setSpan(parent, span);
     context.bind(active, response);
     response.once('close', () => answered(span, request, response));
