@@ -70,11 +70,11 @@ function answered(
  * sampled request runs in its span's context, its response bound to it (the request log's
  * line, written on 'close', carries its ids).
  *
- * instrumentation-http does its work for every request, sampled or not, and binds every
+ * Returns the undo (for a test). instrumentation-http does its work for every request, sampled or not, and binds every
  * request and response to a context even for those it is told to ignore: at 1% sampling most
  * of tracing's cost (bench/RESULTS.md, issue 43).
  */
-export function traceIncomingRequests(tracer: Tracer): void {
+export function traceIncomingRequests(tracer: Tracer): () => void {
   // Node's own emit (or whatever patched it first), called with the server as `this`.
   const emit = Reflect.get(Server.prototype, 'emit') as (
     this: Server,
@@ -103,5 +103,8 @@ export function traceIncomingRequests(tracer: Tracer): void {
     context.bind(active, response);
     response.once('close', () => answered(span, request, response));
     return context.with(active, () => emit.call(this, event, ...args));
+  };
+  return () => {
+    Server.prototype.emit = emit;
   };
 }
