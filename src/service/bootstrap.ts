@@ -15,6 +15,7 @@ import { stopWhenStdinCloses } from './lifecycle/stdin-close.js';
 import { handleStopSignals } from './lifecycle/stop-signals.js';
 import { createLogger } from './logging/logging.module.js';
 import { ServiceApiTokens } from './config/service-api-tokens.js';
+import { stopTracing } from './tracing/start-tracing.js';
 
 const logger = new Logger('PlantStore');
 
@@ -55,6 +56,7 @@ function shutDown(
       timeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     })
     .then(() => app.close())
+    .then(() => stopTracing())
     .then(
       () => process.exit(0),
       (error: unknown) => {

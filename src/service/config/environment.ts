@@ -18,6 +18,7 @@ import {
 } from '../../lib/auth/auth-module.options.js';
 import { BODY_LIMIT_FORMAT } from '../../lib/request-body/request-body.js';
 import { PLANTS_DEFAULTS } from '../../lib/plants/plants-module.options.js';
+import { readTracingSettings } from './tracing-settings.js';
 
 const NODE_ENVS = ['development', 'production', 'test'] as const;
 const LOG_LEVELS = [
@@ -387,9 +388,16 @@ export function validateEnvironment(
     exposeDefaultValues: true,
   });
   const errors = validateSync(environment, { forbidUnknownValues: true });
-  if (errors.length > 0) {
+  // OpenTelemetry's variables keep their standard names and are read by the tracing start
+  // (tracing-settings.ts), before the application loads; refused here with the rest.
+  const tracing = readTracingSettings(env).problems ?? [];
+  if (errors.length > 0 || tracing.length > 0) {
+    const described = [
+      ...(errors.length > 0 ? [describe(errors, formerOf)] : []),
+      ...tracing,
+    ];
     throw new ConfigurationError(
-      `Invalid configuration: ${describe(errors, formerOf)}.`,
+      `Invalid configuration: ${described.join('; ')}.`,
     );
   }
   return environment;

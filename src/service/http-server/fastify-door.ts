@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { RequestTiming } from '../http-metrics/request-timing.js';
 import { shedAtFastifyRoute } from '../load-shedding/create-route.js';
 import { RequestLog } from '../logging/request-log.js';
+import { routeActiveServerSpan } from '../tracing/server-span-route.js';
 import { isDocumentationPath, setupOpenApi } from '../openapi/openapi.js';
 import { isReadMethod, OTHER_THAN_READ } from './read-only-path.js';
 import { enableCors, type ServiceAdapter } from './service-adapter.js';
@@ -40,6 +41,8 @@ export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
         if (!isDocumentationPath(request.url)) {
           log.follow(request, reply);
           timing.follow(request, reply.raw);
+          // Fastify knows the route here; Express by the answer (server-spans.ts).
+          routeActiveServerSpan(request);
         } else if (!isReadMethod(request.method)) {
           OTHER_THAN_READ.sendThrough(reply);
           return;
