@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import {
+  e2eOnFastifyProject,
   e2eProject,
   imageProject,
   reliabilityProject,
@@ -14,6 +15,14 @@ export default defineConfig({
     projects: [
       unitProject(['src/**/*.spec.ts', 'test-kit/**/*.spec.ts']),
       e2eProject(['test/**/*.e2e-spec.ts']),
+      e2eOnFastifyProject(
+        ['test/**/*.e2e-spec.ts'],
+        [
+          'test/modules-*.e2e-spec.ts',
+          'test/host-schema.e2e-spec.ts',
+          'test/testing-entry.e2e-spec.ts',
+        ],
+      ),
       repositoryProject(['test/repository/**/*.repository-spec.ts']),
       reliabilityProject(['test/reliability/**/*.reliability-spec.ts']),
       imageProject(['test/image/**/*.image-spec.ts']),

@@ -49,10 +49,12 @@ describe('the runtime: the Node.js 24 the project brings, whatever the machine h
       API_TOKENS: 'runtime-check-token-0123456789abcdef',
     });
     try {
-      const [, version] = await service.waitFor(
-        /Plant Store listening on \S+ \(Node\.js (v[\d.]+)\)/,
+      const [, version, adapter] = await service.waitFor(
+        /Plant Store listening on \S+ \(Node\.js (v[\d.]+), on (\w+)\)/,
       );
       expect(version).toBe(await pinnedRuntime());
+      // The adapter this project runs the service on (Express unless told).
+      expect(adapter).toBe(process.env.HTTP_ADAPTER ?? 'express');
       // They decide its memory and its pauses under load.
       const commandLine = await readFile(
         `/proc/${service.pid}/cmdline`,

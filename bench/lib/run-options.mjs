@@ -18,6 +18,9 @@ const HELP = `npm run bench -- [options]
   --topology T     the references' topology: production (each server alone on its core,
                    wrk and PostgreSQL on the other: the targets), co-located (PostgreSQL on
                    the server's core), or both (default)
+  --skip-tracing   no tracing cost (the service with tracing off, on at 100%, on at 1%)
+  --tracing-only   only the tracing cost (production topology), after the start-up times
+  --tracing-versus DIST  a build from before tracing beside the tracing cost's variants
   --skip-build     use the existing dist/ (after a build of the current source)
   --skip-startup   no start-up times (an A/B of the references does not need them)
   --cpu-prof       start the service with --cpu-prof (profiles in bench/results/profiles;
@@ -45,6 +48,8 @@ export function runOptions() {
       'skip-preload',
       'skip-references',
       'references-only',
+      'skip-tracing',
+      'tracing-only',
       'skip-build',
       'skip-startup',
       'cpu-prof',
@@ -55,6 +60,7 @@ export function runOptions() {
       note: undefined,
       versus: undefined,
       references: undefined,
+      'tracing-versus': undefined,
       topology: 'both',
     },
   });
@@ -107,6 +113,7 @@ export function runOptions() {
     flags.references !== undefined ||
     flags.topology !== 'both' ||
     flags['cpu-prof'] ||
-    flags['skip-startup'];
+    flags['skip-startup'] ||
+    flags['tracing-only'];
   return { flags, options, topologies, serviceFlags, partial };
 }

@@ -17,6 +17,7 @@ import { openRunContext } from '../lib/run-context.mjs';
 import { runOptions } from '../lib/run-options.mjs';
 import { publishResults, runResults } from '../lib/run-results.mjs';
 import { measureStartup, noStartupTimes } from '../lib/startup-times.mjs';
+import { tracingCost } from '../lib/tracing-cost.mjs';
 
 const { flags, options, topologies, serviceFlags, partial } = runOptions();
 const started = Date.now();
@@ -47,10 +48,21 @@ async function main() {
   const startup = flags['skip-startup']
     ? noStartupTimes()
     : await measureStartup(ctx);
-  const references = flags['skip-references']
-    ? {}
-    : await referencesOfRun(ctx, { topologies, flags });
-  const only = flags['references-only'];
+  const tracingOnly = flags['tracing-only'];
+  const references =
+    flags['skip-references'] || tracingOnly
+      ? {}
+      : await referencesOfRun(ctx, { topologies, flags });
+  const tracing = flags['skip-tracing']
+    ? null
+    : await tracingCost(ctx, {
+        rounds: options.runs,
+        warmupSeconds: options.warmupSeconds,
+        seconds: options.referenceSeconds,
+        versus: flags['tracing-versus'],
+        log,
+      });
+  const only = flags['references-only'] || tracingOnly;
   const runs = [];
   if (!only)
     for (let i = 0; i < options.runs; i += 1)
@@ -69,6 +81,7 @@ async function main() {
     runs,
     preload,
   });
+  results.tracing = tracing;
   await cleanUps.runAll();
   await publishResults(results, { partial, log });
 }

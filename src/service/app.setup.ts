@@ -1,24 +1,32 @@
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { openFrontDoor } from './front-door.js';
-import { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
+import { expressAdapter } from './http-server/express-door.js';
+import { fastifyAdapter } from './http-server/fastify-door.js';
+import type { ServiceAdapter } from './http-server/service-adapter.js';
+
+/** The adapter HTTP_ADAPTER names: Express, the design's, unless told Fastify. */
+function serviceAdapter(env: Environment): ServiceAdapter {
+  return env.HTTP_ADAPTER === 'fastify'
+    ? fastifyAdapter(env)
+    : expressAdapter(env);
+}
 
 /**
  * Builds the service exactly as it runs: bootstrap.ts and the e2e tests both call this.
- * Nest makes the application on a server with the service's timeouts; the front door
- * (front-door.ts) then puts everything between a socket and Nest's routes on it, in the
- * order a request meets it. `env` is validated by the caller, once: bootstrap.ts reads
- * process.env, a test passes its own settings.
+ * Nest makes the application on a server with the service's timeouts, on the adapter
+ * HTTP_ADAPTER names; the front door (front-door.ts) then puts everything between a socket
+ * and Nest's routes on it, in the order a request meets it. `env` is validated by the
+ * caller, once: bootstrap.ts reads process.env, a test passes its own settings.
  */
-export async function createApp(
-  env: Environment,
-): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(
+export async function createApp(env: Environment): Promise<INestApplication> {
+  const adapter = serviceAdapter(env);
+  const app = await NestFactory.create<INestApplication>(
     AppModule.forRoot(env),
-    new TimedFastifyAdapter(env),
+    adapter.nest,
     {
       // JSON bodies are read after authentication, by JsonBodyGuard.
       bodyParser: false,
@@ -30,6 +38,6 @@ export async function createApp(
   );
   app.useLogger(app.get(Logger));
   app.flushLogs();
-  openFrontDoor(app, env);
+  openFrontDoor(app, adapter, env);
   return app;
 }

@@ -8,13 +8,14 @@ import {
   Environment,
   validateEnvironment,
 } from './config/environment.js';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { stopWhenStdinCloses } from './lifecycle/stdin-close.js';
 import { handleStopSignals } from './lifecycle/stop-signals.js';
 import { createLogger } from './logging/logging.module.js';
 import { ServiceApiTokens } from './config/service-api-tokens.js';
+import { stopTracing } from './tracing/start-tracing.js';
 
 const logger = new Logger('PlantStore');
 
@@ -41,7 +42,7 @@ function printDevelopmentToken(token: string, env: Environment): void {
 
 /** Drains HTTP, then closes the pool and the database (embedded PostgreSQL last), then exits. */
 function shutDown(
-  app: NestFastifyApplication,
+  app: INestApplication,
   env: Environment,
   signal: NodeJS.Signals,
 ): void {
@@ -55,6 +56,7 @@ function shutDown(
       timeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     })
     .then(() => app.close())
+    .then(() => stopTracing())
     .then(
       () => process.exit(0),
       (error: unknown) => {
@@ -71,7 +73,7 @@ function shutDown(
  * The address as bound: 0.0.0.0 (every IPv4 address) stays 0.0.0.0, where Nest's getUrl()
  * would name 127.0.0.1, which a container's port mapping never reaches.
  */
-function listeningOn(app: NestFastifyApplication): string {
+function listeningOn(app: INestApplication): string {
   const { address, port } = app.getHttpServer().address() as AddressInfo;
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
@@ -80,7 +82,7 @@ async function bootstrap(env: Environment): Promise<void> {
   // Listening from the start: a signal while the embedded database starts must not kill
   // the process before it can stop the database.
   let stopSignal: NodeJS.Signals | undefined;
-  let running: NestFastifyApplication | undefined;
+  let running: INestApplication | undefined;
   handleStopSignals({
     stop: (signal) => {
       stopSignal = signal;
@@ -93,7 +95,7 @@ async function bootstrap(env: Environment): Promise<void> {
   if (stopSignal === undefined) {
     await app.listen(env.PORT, env.HOST);
     logger.log(
-      `Plant Store listening on ${listeningOn(app)} (Node.js ${process.version})`,
+      `Plant Store listening on ${listeningOn(app)} (Node.js ${process.version}, on ${env.HTTP_ADAPTER})`,
     );
   }
   running = app;

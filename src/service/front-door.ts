@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { INestApplication } from '@nestjs/common';
 import {
   bodyLimitBytes,
   holdContinue,
@@ -8,19 +7,15 @@ import {
 import type { Environment } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
-import { shedAtCreateRoute } from './load-shedding/create-route.js';
-import { RequestLog } from './logging/request-log.js';
-import { RequestTiming } from './http-metrics/request-timing.js';
-import { isDocumentationPath, setupOpenApi } from './openapi/openapi.js';
+import { answerClientError } from './http-server/client-error.handler.js';
 import { capConnections } from './http-server/connection-cap.js';
 import {
   refuseExpectation,
   refuseUnknownMethod,
   refuseWithoutHost,
 } from './http-server/protocol-checks.js';
-import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
 import { securityHeaderValues } from './http-server/security-headers.js';
-import type { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
+import type { ServiceAdapter } from './http-server/service-adapter.js';
 import { earlyAnswerRule } from './http-server/unread-body.js';
 
 export type FrontDoorSettings = Pick<
@@ -31,12 +26,15 @@ export type FrontDoorSettings = Pick<
 /**
  * The front door: everything between a socket and Nest's routes, in the order a request
  * meets it, put on the server at one moment: by createApp, once Nest has made the server
- * (TimedFastifyAdapter: its timeouts, no listener of ours yet) and the providers the door
- * needs (the drain, load shedding) exist. Nothing else adds a listener to the server or a
- * hook in front of Nest's routes. docs/architecture.md walks the same order, hop by hop.
+ * (service-server.ts: its timeouts, no listener of ours yet) and the providers the door
+ * needs (the drain, load shedding) exist. Steps 0 to 5 are Node's server's, the same on
+ * either adapter; 6 to 10 are the adapter's own (express-door.ts, fastify-door.ts). Nothing
+ * else adds a listener to the server or a step in front of Nest's routes.
+ * docs/architecture.md walks the same order, hop by hop.
  */
 export function openFrontDoor(
-  app: NestFastifyApplication,
+  app: INestApplication,
+  adapter: ServiceAdapter,
   settings: FrontDoorSettings,
 ): void {
   const server = app.getHttpServer() as Server;
@@ -44,38 +42,40 @@ export function openFrontDoor(
   // 0. A connection: past HTTP_MAX_CONNECTIONS it is answered 503 before any parsing.
   capConnections(server, settings.HTTP_MAX_CONNECTIONS);
 
-  // 1. Bytes Node's parser refuses (a broken request line, headers too large, a request
-  //    too slow) never become a request: 400, 408 or 431 with the Error body. Fastify puts
-  //    that answer (answerClientError) on 'clientError' itself: TimedFastifyAdapter gives it.
+  // 1. Bytes Node's parser refuses (a broken request line, headers too large, a request too
+  //    slow) never become a request: 400, 408 or 431 with the Error body, then a lingering
+  //    close. Fastify always puts a 'clientError' listener of its own, which calls this
+  //    same answer (TimedFastifyAdapter gives it); on Express the door puts it.
+  if (server.listenerCount('clientError') === 0)
+    server.on('clientError', answerClientError);
 
-  // 2-5. A request, on Node's server, before Fastify.
-  const adapter = app.getHttpAdapter() as unknown as TimedFastifyAdapter;
-  const fastifyHandler = adapter.requestListener;
-  const drain = app.get(GracefulShutdown);
-  const admission = app.get(CreateAdmission);
-  // 3. Load shedding first, for the paths the plant route was met at (step 10): under
-  //    overload most requests are refused here, and a refusal is Node's HTTP server's cost
-  //    and little more.
-  const admitted = admission.inFrontOf((request, response) => {
-    // 4. The drain: in flight until its response closes; `Connection: close` once draining.
-    //    Not a create refused at step 3: its answer is written whole before it returns.
-    drain.track(response);
-    // 5. The protocol checks Node would answer with no body, and a method no route can have.
-    if (refuseWithoutHost(request, response)) return;
-    if (refuseUnknownMethod(request, response)) return;
-    fastifyHandler(request, response);
-  });
-  // 2b. Before any step can answer: an answer sent before its body arrived keeps the
+  // 2. `Expect: 100-continue` is an ordinary request whose `100 Continue` the body reader
+  //    sends once the token and headers are accepted (on 'checkContinue', below); any other
+  //    expectation is answered 417 (on 'checkExpectation').
+  // 2. Then, before any step can answer: an answer sent before its body arrived keeps the
   //    connection for a small body, read and dropped, and otherwise closes it with a
   //    lingering close, so that the client reads it (issue 40).
   const earlyAnswer = earlyAnswerRule(bodyLimitBytes(settings.BODY_LIMIT));
-  const request: typeof admitted = (request, response) => {
+  // 3. Load shedding, for the paths the create's route was met at (step 10): under overload
+  //    most requests are refused here, at little more than Node's HTTP server's own cost.
+  const admission = app.get(CreateAdmission);
+  // 4. The drain: in flight until its response closes; `Connection: close` once draining.
+  //    Not a create refused at step 3: its answer is written whole before it returns.
+  const drain = app.get(GracefulShutdown);
+  // 5. The protocol checks Node would answer with no body, a method no route can have;
+  //    then the adapter's handler.
+  const handle = adapter.requestListener(app);
+  const afterAdmission = admission.inFrontOf((request, response) => {
+    drain.track(response);
+    if (refuseWithoutHost(request, response)) return;
+    if (refuseUnknownMethod(request, response)) return;
+    handle(request, response);
+  });
+  const request: typeof afterAdmission = (request, response) => {
     earlyAnswer(request, response);
-    admitted(request, response);
+    afterAdmission(request, response);
   };
   server.on('request', request);
-  // 2. `Expect: 100-continue`: an ordinary request whose `100 Continue` the body reader sends
-  //    once the token and headers are accepted; any other expectation is answered 417.
   server.on('checkContinue', (continuing, response) => {
     holdContinue(continuing);
     request(continuing, response);
@@ -85,54 +85,10 @@ export function openFrontDoor(
     refuseExpectation(request, response);
   });
 
-  // 6-9. Fastify, and the hooks every request passes, in the order they run.
-  const fastify = adapter.getInstance() as FastifyInstance;
-  // No body is read before the guards: JsonBodyGuard reads it, after the bearer check, on
-  // the one route that takes one. Fastify would otherwise parse JSON (and refuse other
-  // media types) before any guard ran.
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', (_request, _payload, done) => {
-    done(null);
-  });
-  // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours).
-  enableCors(app, settings.CORS_ORIGINS);
-  // 6, 8, 9. One hook for every request: the security headers (helmet's, worked out once
-  //    and set on Fastify's reply, so that they go out with its own in one `writeHead`);
-  //    then, on every path but the documentation's, the request log and id, and the
-  //    request timing, which follow the answer's events. The documentation's paths are
-  //    read-only (any other method is 405 here) and are neither logged nor timed.
-  const securityHeaders = securityHeaderValues();
-  const log = app.get(RequestLog);
-  const timing = app.get(RequestTiming);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.headers(securityHeaders);
-    if (!isDocumentationPath(request.url)) {
-      log.follow(request, reply);
-      timing.follow(request, reply.raw);
-    } else if (!isReadMethod(request.method)) {
-      OTHER_THAN_READ.sendThrough(reply);
-      return;
-    }
-    done();
-  });
-  // 7. The OpenAPI document and Swagger UI (Fastify routes of their own, behind the hook).
-  setupOpenApi(app);
-  // 10. Load shedding on the create's route, first of its hooks, wherever Nest mounts it:
-  //    each path it meets is learned for step 3.
-  shedAtCreateRoute(app, fastify);
-  // 11 onwards: Nest's guards, pipe and handler.
-}
-
-function enableCors(
-  app: NestFastifyApplication,
-  origins: readonly string[],
-): void {
-  if (origins.length === 0) return;
-  app.enableCors({
-    origin: origins.includes('*') ? '*' : [...origins],
-    methods: ['POST'],
-    allowedHeaders: ['Authorization', 'Content-Type'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
-    maxAge: 600,
+  // 6-10. The adapter's own steps, in the order they run; then Nest's guards, pipe and
+  //    handler.
+  adapter.openDoor(app, {
+    securityHeaders: securityHeaderValues(),
+    corsOrigins: settings.CORS_ORIGINS,
   });
 }

@@ -7,5 +7,8 @@ import { runWithServiceV8Flags } from './v8-flags.js';
 
 refuseUnsupportedNode();
 runWithServiceV8Flags();
+// OpenTelemetry's SDK, when configured, before anything it instruments is loaded.
+const { startTracing } = await import('./tracing/start-tracing.js');
+await startTracing(process.env);
 const { startService } = await import('./bootstrap.js');
 startService();

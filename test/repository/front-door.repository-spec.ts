@@ -52,3 +52,38 @@ describe('the front door (issue 34 item 2)', () => {
     expect(adapter).toContain('serverFactory:');
   });
 });
+
+/** The step numbers of a file's step comments (`// 6.`, `// 6, 8, 9.`, `// 6-10.`), in order. */
+function stepsOf(path: string): number[] {
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  return [...text.matchAll(/^\s*\/\/ (\d+)(?:[-,][\d, -]*)?\. /gm)].map(
+    ([, step]) => Number(step),
+  );
+}
+
+describe('the front door reads in the order a request meets it (issue 41)', () => {
+  it("writes Node's steps once, for both adapters, in order, then hands over to the adapter's", () => {
+    expect(stepsOf('src/service/front-door.ts')).toEqual([
+      0, 1, 2, 2, 3, 4, 5, 6,
+    ]);
+  });
+
+  it.each(['express-door.ts', 'fastify-door.ts'])(
+    "%s writes the adapter's own steps (6 to 10) in order",
+    (file) => {
+      const steps = stepsOf(`src/service/http-server/${file}`);
+      expect(steps.length).toBeGreaterThanOrEqual(4);
+      expect(steps).toEqual([...steps].sort((a, b) => a - b));
+      expect(steps[0]).toBe(6);
+      expect(steps.at(-1)).toBe(10);
+    },
+  );
+
+  it('has docs/architecture.md walk the same hops, 0 to 20, in order', () => {
+    const page = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const hops = [...page.matchAll(/^(\d+)\. \*\*/gm)].map(([, hop]) =>
+      Number(hop),
+    );
+    expect(hops).toEqual(Array.from({ length: 21 }, (_, hop) => hop));
+  });
+});

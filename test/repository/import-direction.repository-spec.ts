@@ -36,6 +36,7 @@ const LAYERS: readonly string[] = [
   'service/http-metrics',
   'service/load-shedding',
   'service/logging',
+  'service/tracing',
   'service/openapi',
   'service/lifecycle',
   'service/http-server',

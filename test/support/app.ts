@@ -1,10 +1,10 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/service/app.setup.js';
 import { testEnvironment } from './test-environment.js';
 
 export interface RunningApp {
-  app: NestFastifyApplication;
+  app: INestApplication;
   url: string;
   dataSource: DataSource;
   close(): Promise<void>;

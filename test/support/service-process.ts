@@ -11,6 +11,12 @@ import {
  * production's Node flags (V8's heap sizing and compilers), which decide its memory and
  * its pauses under load.
  */
+/** HTTP_ADAPTER as the test project sets it, for every service a spec starts. */
+export function adapterUnderTest(): { HTTP_ADAPTER?: string } {
+  const adapter = process.env.HTTP_ADAPTER;
+  return adapter === undefined ? {} : { HTTP_ADAPTER: adapter };
+}
+
 export class ServiceProcess {
   private output = '';
   private readonly child: ChildProcess;
@@ -47,6 +53,8 @@ export class ServiceProcess {
         PATH: process.env.PATH ?? '',
         NO_COLOR: '1',
         SHUTDOWN_DELAY_MS: '100',
+        // The adapter of the e2e project this runs in (vitest-projects.ts).
+        ...adapterUnderTest(),
         ...env,
       },
     });

@@ -3,6 +3,7 @@ import {
   type Environment,
   validateEnvironment,
 } from '../../src/service/config/environment.js';
+import { adapterUnderTest } from './service-process.js';
 import { TEST_TOKENS } from './tokens.js';
 
 /**
@@ -19,6 +20,7 @@ export function testEnvironment(
     NODE_ENV: 'test',
     // Quiet unless asked: LOG_LEVEL=debug npm test shows the service's own log lines.
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'fatal',
+    ...adapterUnderTest(),
     ...settings,
   });
 }

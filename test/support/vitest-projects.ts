@@ -14,6 +14,22 @@ export function e2eProject(include: string[]): TestProjectInlineConfiguration {
 }
 
 /**
+ * The same e2e specs with the service on Fastify (HTTP_ADAPTER=fastify), but for those in
+ * `exclude`: the package's specs in a host's application, which run each host adapter
+ * themselves (host-app.ts), and the test kit's.
+ */
+export function e2eOnFastifyProject(
+  include: string[],
+  exclude: string[],
+): TestProjectInlineConfiguration {
+  const project = onTestPostgres('e2e-fastify', include);
+  return {
+    ...project,
+    test: { ...project.test, exclude, env: { HTTP_ADAPTER: 'fastify' } },
+  };
+}
+
+/**
  * The repository's own checks (test/repository): its deployment files, its docs, its
  * package and its test setup, rather than the service's behaviour. Some run the built
  * service or the packed package on PostgreSQL, so they get what the e2e specs get.

@@ -13,16 +13,7 @@ import { nodeResponseOf } from '../common/node-http.js';
 import { routeLabel } from '../common/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
 import { ErrorAnswer, type ReplyLike } from './error-answer.js';
-
-/** Errors raised by Express and body-parser carry their status (http-errors). */
-function clientErrorStatusOf(exception: unknown): number | undefined {
-  if (typeof exception !== 'object' || exception === null) return undefined;
-  const { status, statusCode } = exception as Record<string, unknown>;
-  const code = typeof status === 'number' ? status : statusCode;
-  return typeof code === 'number' && code >= 400 && code < 500
-    ? code
-    : undefined;
-}
+import { clientErrorStatusOf } from './error-status.js';
 
 /** Fastify's reply, around Node's response. */
 type FastifyReplyLike = ReplyLike & { raw: ServerResponse };

@@ -3,6 +3,8 @@ import {
   isCausedByOneRow,
 } from '../database/database-errors.js';
 import { ApiError } from '../errors/api-error.js';
+import type { CreateTracing } from './create-tracing.js';
+import { InsertBatchTracing } from './insert-batch-tracing.js';
 
 export interface PlantRow {
   id: string;
@@ -25,6 +27,8 @@ export interface InsertRequest {
   deadline: number;
   /** True once the client has gone: a row still queued then is never written. */
   clientGone?: () => boolean;
+  /** The create's span, while an SDK is registered: its statement's span links to it. */
+  tracing?: CreateTracing;
 }
 
 /** How much waiting the batcher accepts before it sheds new inserts (503). */
@@ -196,17 +200,22 @@ export class PlantInsertBatcher {
 
   private async run(batch: Pending[]): Promise<void> {
     const deadline = Math.min(...batch.map((pending) => pending.deadline));
+    const tracing = InsertBatchTracing.start(batch);
     try {
-      const inserted = await this.insertRows(
-        batch.map(({ row }) => row),
-        deadline,
-      );
+      const rows = batch.map(({ row }) => row);
+      const inserted = await (tracing === undefined
+        ? this.insertRows(rows, deadline)
+        : tracing.around(() => this.insertRows(rows, deadline)));
+      const written = inserted.size;
       for (const pending of batch) {
         // The first of several rows with one id is the one written.
         const created = inserted.delete(pending.row.id);
+        if (!created) tracing?.owes(pending.tracing);
         pending.resolve(created ? 'created' : 'taken');
       }
+      tracing?.answered(written);
     } catch (error) {
+      tracing?.failed(error);
       if (batch.length === 1 || !isCausedByOneRow(error)) {
         for (const pending of batch) pending.reject(error);
         return;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isLostConnection } from '../database/database-errors.js';
+import { CreateTracing } from './create-tracing.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { NewPlant } from './dto/new-plant.dto.js';
@@ -72,13 +73,39 @@ export class PlantsService {
    * attempt did store the plant, the next one replays it. A database that cannot answer
    * is left to the exception filter (503). The whole database part of the create, retries
    * included, ends within the databaseRequestTimeoutMs option. `clientGone` says whether the client
-   * has left: a plant not yet sent to the database then is never written.
+   * has left: a plant not yet sent to the database then is never written. Traced as
+   * `plants.create` once a host registers an OpenTelemetry SDK (create-tracing.ts).
    */
   async create(newPlant: NewPlant, clientGone?: () => boolean): Promise<Plant> {
+    const tracing = CreateTracing.start();
+    if (tracing === undefined)
+      return this.createWithRetries(newPlant, clientGone);
+    try {
+      const plant = await tracing.around(() =>
+        this.createWithRetries(newPlant, clientGone, tracing),
+      );
+      tracing.succeeded();
+      return plant;
+    } catch (error) {
+      tracing.failed(error);
+      throw error;
+    }
+  }
+
+  private async createWithRetries(
+    newPlant: NewPlant,
+    clientGone: (() => boolean) | undefined,
+    tracing?: CreateTracing,
+  ): Promise<Plant> {
     const deadline = Date.now() + this.settings.databaseRequestTimeoutMs;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.createOrReplay(newPlant, deadline, clientGone);
+        return await this.createOrReplay(
+          newPlant,
+          deadline,
+          clientGone,
+          tracing,
+        );
       } catch (error) {
         if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
           throw error;
@@ -90,14 +117,17 @@ export class PlantsService {
     { id, name, tag }: NewPlant,
     deadline: number,
     clientGone: (() => boolean) | undefined,
+    tracing: CreateTracing | undefined,
   ): Promise<Plant> {
     const row = { id: id.toString(), name, tag: tag ?? null };
     const outcome = await this.plants.insertOrSkip({
       row,
       deadline,
       clientGone,
+      tracing,
     });
     if (outcome === 'created') {
+      tracing?.decided('created');
       this.metrics.plantsCreated.inc();
       this.events.created(new PlantCreatedEvent(row.id, name, tag));
       return Plant.of(name, tag);
@@ -108,11 +138,13 @@ export class PlantsService {
     if (stored === undefined) throw new Error('A taken plant id has no row.');
     if (stored.name !== row.name || stored.tag !== row.tag) {
       this.metrics.plantConflicts.inc();
+      tracing?.decided('conflict');
       throw ApiError.conflict(
         'A plant with this id already exists with a different name or tag.',
       );
     }
     this.metrics.plantReplays.inc();
+    tracing?.decided('replayed');
     return Plant.of(stored.name, stored.tag);
   }
 }

@@ -37,6 +37,7 @@ describe('validateEnvironment', () => {
       HTTP_KEEP_ALIVE_TIMEOUT_MS: 65000,
       HTTP_MAX_CONNECTIONS: 0,
       HTTP_LISTEN_BACKLOG: 511,
+      HTTP_ADAPTER: 'express',
       CORS_ORIGINS: [],
       METRICS_ENABLED: true,
       METRICS_PORT: undefined,
@@ -124,6 +125,7 @@ describe('validateEnvironment', () => {
       'staging',
       'NODE_ENV must be one of development, production, test',
     ],
+    ['HTTP_ADAPTER', 'koa', 'HTTP_ADAPTER must be one of express, fastify'],
   ])(
     'names %s and its rule when it is invalid, never its value',
     (name, value, message) => {

@@ -18,6 +18,7 @@ import {
 } from '../../lib/auth/auth-module.options.js';
 import { BODY_LIMIT_FORMAT } from '../../lib/request-body/request-body.js';
 import { PLANTS_DEFAULTS } from '../../lib/plants/plants-module.options.js';
+import { readTracingSettings } from './tracing-settings.js';
 
 const NODE_ENVS = ['development', 'production', 'test'] as const;
 const LOG_LEVELS = [
@@ -62,6 +63,10 @@ const toBoolean = ({
   obj[key] === 'true' ? true : obj[key] === 'false' ? false : obj[key];
 
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+
+/** The HTTP adapters the service runs on: Express, the design's, by default. */
+export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
+export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
 
 /**
  * Every setting the service reads, with its default and its rule. This class is the
@@ -217,6 +222,12 @@ export class Environment {
   /** Connections the kernel queues for accept (capped by net.core.somaxconn). */
   @IsIntegerBetween(1, 65_535)
   HTTP_LISTEN_BACKLOG: number = 511;
+
+  /** Nest's HTTP adapter: @nestjs/platform-express, or @nestjs/platform-fastify. */
+  @IsIn(HTTP_ADAPTERS, {
+    message: `must be one of ${HTTP_ADAPTERS.join(', ')}`,
+  })
+  HTTP_ADAPTER: HttpAdapterName = 'express';
 
   /** Origins allowed by CORS; empty: CORS off (no Access-Control-* headers). */
   @Transform(splitList)
@@ -377,9 +388,16 @@ export function validateEnvironment(
     exposeDefaultValues: true,
   });
   const errors = validateSync(environment, { forbidUnknownValues: true });
-  if (errors.length > 0) {
+  // OpenTelemetry's variables keep their standard names and are read by the tracing start
+  // (tracing-settings.ts), before the application loads; refused here with the rest.
+  const tracing = readTracingSettings(env).problems ?? [];
+  if (errors.length > 0 || tracing.length > 0) {
+    const described = [
+      ...(errors.length > 0 ? [describe(errors, formerOf)] : []),
+      ...tracing,
+    ];
     throw new ConfigurationError(
-      `Invalid configuration: ${describe(errors, formerOf)}.`,
+      `Invalid configuration: ${described.join('; ')}.`,
     );
   }
   return environment;

@@ -29,7 +29,7 @@ const ROUTABLE_METHODS: ReadonlySet<string> = new Set(
 const UNKNOWN_METHOD = ErrorAnswer.forStatus(HttpStatus.NOT_IMPLEMENTED);
 
 /**
- * The checks Node would make itself before a request reaches Express, made here so that
+ * The checks Node would make itself before a request reaches the adapter, made here so that
  * their answers carry the Error body (Node's own have none; the server is created with
  * requireHostHeader: false for this). The front door (front-door.ts) calls them.
  */

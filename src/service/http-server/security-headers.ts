@@ -13,8 +13,9 @@ export const SECURITY_HEADERS: HelmetOptions = {
  * The headers helmet's own middleware sets for SECURITY_HEADERS, by name: worked out once,
  * by that middleware, for the front door to set on every answer. None of them depends on
  * the request (no CSP nonce is configured), and the one header helmet removes,
- * X-Powered-By, is never set by Fastify. Why not the middleware per request: its chain of
- * twelve middlewares was a few percent of a create's CPU (bench/RESULTS.md, issue 32).
+ * X-Powered-By, is never set by Fastify and is turned off on Express (express-door.ts).
+ * Why not the middleware per request: its chain of twelve middlewares was a few percent of
+ * a create's CPU (bench/RESULTS.md, issue 32).
  */
 export function securityHeaderValues(): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};

@@ -24,12 +24,12 @@ const MAX_ROUTE_PATHS = 16;
  * TimedFastifyAdapter keeps): without the query string, case folded, a trailing slash
  * dropped.
  */
-function routePathOf(request: IncomingMessage): string {
+export function routePathOf(request: IncomingMessage): string {
   const path = (request.url ?? '').split('?')[0].toLowerCase();
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-// Set on a request once admitted: one admitted in front of Fastify (inFrontOf) still meets
+// Set on a request once admitted: one admitted in front of the adapter (inFrontOf) still meets
 // the route's hook (atRoute).
 const admitted = Symbol('admitted');
 type AdmittedRequest = IncomingMessage & { [admitted]?: true };
@@ -55,7 +55,7 @@ interface WaitingCreate {
  * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once. A refusal
  * must cost a small fraction of a create, or refusing would itself eat the capacity: the
  * connection is kept when the body is small enough to discard. Other methods and routes are never
- * refused nor held. Refusals in front of Fastify never reach the request log or metrics (only
+ * refused nor held. Refusals in front of the adapter never reach the request log or metrics (only
  * one at the route's hook, at a path not yet learned, would), so they are counted here
  * (plants_shed_total, by the bound met). Measured:
  * bench/RESULTS.md#2026-11-22-phase-7b-128-creates-worked-on-at-once-128-more-waiting-their-turn-before-any-work
@@ -105,8 +105,8 @@ export class CreateAdmission {
   }
 
   /**
-   * The same decision in front of Fastify, for the paths the route was met at (the front door,
-   * front-door.ts, puts it on the service's server): a refusal there skips Fastify's routing and
+   * The same decision in front of the adapter, for the paths the route was met at (the front
+   * door, front-door.ts, puts it on the service's server): a refusal there skips its routing and
    * hooks, which cost about as much again as the refusal itself under overload, where
    * thousands are refused a second. A path not yet learned goes through to atRoute(). Measured:
    * bench/RESULTS.md#2026-11-23-issue-19-the-modules-as-a-library-before-and-after-and-the-standard-body-parser

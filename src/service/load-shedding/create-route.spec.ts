@@ -7,12 +7,12 @@ import {
 } from '@nestjs/platform-fastify';
 import { PlantRoutes } from '../../lib/plants/plant-routes.js';
 import { CreateAdmission } from './create-admission.js';
-import { shedAtCreateRoute } from './create-route.js';
+import { shedAtFastifyRoute } from './create-route.js';
 
 @Controller('plants')
 class CreateController {}
 
-/** What shedAtCreateRoute asks of the application: its config, PlantRoutes, the admission. */
+/** What shedAtFastifyRoute asks of the application: its config, PlantRoutes, the admission. */
 function applicationWith(globalPrefix: string, admission: object) {
   const config = new ApplicationConfig();
   config.setGlobalPrefix(globalPrefix);
@@ -26,7 +26,7 @@ function applicationWith(globalPrefix: string, admission: object) {
   } as unknown as NestFastifyApplication;
 }
 
-describe('shedAtCreateRoute', () => {
+describe('shedAtFastifyRoute', () => {
   it("puts the admission on the create's POST route alone, below the global prefix", async () => {
     const atRoute = vi.fn(
       (
@@ -36,7 +36,7 @@ describe('shedAtCreateRoute', () => {
       ) => next(),
     );
     const fastify = new FastifyAdapter().getInstance();
-    shedAtCreateRoute(applicationWith('api', { atRoute }), fastify);
+    shedAtFastifyRoute(applicationWith('api', { atRoute }), fastify);
     fastify.post('/api/plants', () => 'created');
     fastify.get('/api/plants', () => 'read');
     fastify.post('/plants', () => 'elsewhere');
@@ -60,7 +60,7 @@ describe('shedAtCreateRoute', () => {
 
   it('stops the start, naming the path, when no POST route is the create', async () => {
     const fastify = new FastifyAdapter().getInstance();
-    shedAtCreateRoute(applicationWith('', { atRoute: vi.fn() }), fastify);
+    shedAtFastifyRoute(applicationWith('', { atRoute: vi.fn() }), fastify);
     fastify.post('/garden/plants', () => 'created');
     fastify.get('/plants', () => 'read');
 

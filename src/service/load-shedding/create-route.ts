@@ -1,16 +1,17 @@
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { INestApplication } from '@nestjs/common';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { PlantRoutes } from '../../lib/plants/plant-routes.js';
-import { CreateAdmission } from './create-admission.js';
+import { CreateAdmission, routePathOf } from './create-admission.js';
 
 /**
  * The path Nest mounts the create at: the global prefix, if any, then the path of the
  * controller PlantsModule registered for it (its `path` option). Read when Nest registers
  * its routes, once the prefix is set.
  */
-function createPathOf(app: NestFastifyApplication): string {
+function createPathOf(app: INestApplication): string {
   const prefix = app.get(ApplicationConfig).getGlobalPrefix();
   const controllerPath = Reflect.getMetadata(
     PATH_METADATA,
@@ -32,8 +33,8 @@ function createPathOf(app: NestFastifyApplication): string {
  * against the middleware's: 8% of a create's CPU (bench/RESULTS.md, issue 32). A start
  * where no route is the create stops, rather than serve without load shedding.
  */
-export function shedAtCreateRoute(
-  app: NestFastifyApplication,
+export function shedAtFastifyRoute(
+  app: INestApplication,
   fastify: FastifyInstance,
 ): void {
   const admission = app.get(CreateAdmission);
@@ -59,4 +60,30 @@ export function shedAtCreateRoute(
           ),
     );
   });
+}
+
+type Middleware = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: () => void,
+) => void;
+
+/**
+ * On Express: CreateAdmission.atRoute for a POST at the create's path as Express matches
+ * it (whatever the case, with or without a trailing slash), in a middleware ahead of Nest's
+ * routes. The path is read at the first request, once Nest has mounted its routes.
+ */
+export function shedAtExpressRoute(app: INestApplication): Middleware {
+  const admission = app.get(CreateAdmission);
+  let createPath: string | undefined;
+  return (request, response, next) => {
+    if (request.method !== 'POST') {
+      next();
+      return;
+    }
+    createPath ??= createPathOf(app).toLowerCase();
+    if (routePathOf(request) === createPath)
+      admission.atRoute(request, response, next);
+    else next();
+  };
 }

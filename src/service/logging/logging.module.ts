@@ -7,6 +7,8 @@ import type { Options } from 'pino-http';
 import { Environment } from '../config/environment.js';
 import { requestIdOf } from '../../lib/common/request-id.js';
 import { RequestLog } from './request-log.js';
+import { tracingStarted } from '../tracing/start-tracing.js';
+import { traceIdsOfActiveSpan } from '../tracing/log-trace-ids.js';
 
 const PINO_LEVELS: Record<Environment['LOG_LEVEL'], string> = {
   fatal: 'fatal',
@@ -104,6 +106,8 @@ export function loggerParams(env: Environment): Params {
       // read the raw objects: pino-http (which builds nestjs-pino's root logger) would
       // otherwise first copy each into pino's standard shape, every response header included.
       wrapSerializers: false,
+      // trace_id and span_id on every line written inside a span, while an SDK runs.
+      ...(tracingStarted() ? { mixin: traceIdsOfActiveSpan } : {}),
       serializers: {
         req: (request: IncomingMessage) => ({
           id: requestIdOf(request),

@@ -1,23 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
+import { nodeRequestOf } from '../../lib/common/node-http.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../../lib/common/request-id.js';
 import { routeLabel } from '../../lib/common/route-label.js';
 
 type RequestLogLevel = 'info' | 'warn' | 'error';
 
-/** The request as the front door's hook has it: Fastify's, with Node's as `raw`. */
-export interface FollowedRequest {
-  readonly raw: IncomingMessage;
-  readonly method: string;
-  readonly url: string;
-}
+/** The request as the adapter's hook has it: Express's is Node's; Fastify's has it as `raw`. */
+export type FollowedRequest =
+  IncomingMessage | { readonly raw: IncomingMessage; readonly method: string };
 
-/** The reply as the front door's hook has it: Fastify's, with Node's response as `raw`. */
-export interface FollowedReply {
-  readonly raw: ServerResponse;
-  header(name: string, value: string): unknown;
-}
+/** The answer as the adapter's hook has it: Express's is Node's; Fastify's reply has it as `raw`. */
+export type FollowedReply =
+  | ServerResponse
+  | {
+      readonly raw: ServerResponse;
+      header(name: string, value: string): unknown;
+    };
 
 /** A 503 is the database being away, answered as designed: a warning, not an error. */
 export function requestLogLevel(statusCode: number): RequestLogLevel {
@@ -42,9 +42,11 @@ export class RequestLog {
 
   /** Called by the front door as a request arrives. */
   follow(request: FollowedRequest, reply: FollowedReply): void {
-    // On the reply: it goes out with Fastify's headers in one writeHead.
-    reply.header(REQUEST_ID_HEADER, requestIdOf(request));
-    const response = reply.raw;
+    const id = requestIdOf(request);
+    // On Fastify's reply: it goes out with Fastify's headers in one writeHead.
+    if ('raw' in reply) reply.header(REQUEST_ID_HEADER, id);
+    else reply.setHeader(REQUEST_ID_HEADER, id);
+    const response = 'raw' in reply ? reply.raw : reply;
     const started = Date.now();
     // 'close' follows 'finish' on every answer, and comes alone when the client went first.
     // It comes once: `on` spares the wrapper `once` allocates per request.
@@ -59,7 +61,7 @@ export class RequestLog {
     const { statusCode } = response;
     this.logger[requestLogLevel(statusCode)](
       {
-        req: request.raw,
+        req: nodeRequestOf(request),
         res: response,
         responseTime: Date.now() - started,
         route: routeLabel(request),

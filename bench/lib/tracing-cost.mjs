@@ -1,0 +1,161 @@
+// What tracing costs the service (issue 43), in the production topology: the service alone
+// on core 1; PostgreSQL, the load (autocannon, in this process) and an OTLP sink on core 0,
+// as the collector is another machine in production. Variants: tracing off (the default,
+// no SDK loaded), on with every request sampled, on at 1% (parentbased_traceidratio), each
+// exporting OTLP/HTTP protobuf to the sink; with `versus`, a build from before tracing too
+// (today's service, to show what "off" costs). Each round runs one turn per variant, the
+// order rotating; each turn starts a fresh service, warms it up, then measures the CPU per
+// create at c=64. Printed per round and as medians of the per-round ratios to "off".
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { pinProcessTree } from '../../test-kit/process-tree.mjs';
+import { measuredClosedLoop, closedLoop } from './closed-loop.mjs';
+import { emptyTable, waitForQuiet } from './database.mjs';
+import { RESULTS, SERVICE_MAIN, serviceMainOf } from './paths.mjs';
+import { benchmarkSettings, serviceArgs, startServer } from './servers.mjs';
+import { median } from './stats.mjs';
+
+const CONNECTIONS = 64;
+const SERVER_CPU = '1';
+const OTHER_CPU = '0';
+
+/** A collector that takes every export and answers at once (OTLP's empty success). */
+async function startOtlpSink() {
+  let exports = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      exports += 1;
+      response.writeHead(200, { 'Content-Type': 'application/x-protobuf' });
+      response.end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${server.address().port}`,
+    get exports() {
+      return exports;
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+function variantsOf(endpoint, versus) {
+  const traced = (sampler, ratio) => ({
+    OTEL_SERVICE_NAME: 'plant-store-bench',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_TRACES_SAMPLER: sampler,
+    OTEL_TRACES_SAMPLER_ARG: ratio,
+  });
+  return [
+    { name: 'off', main: SERVICE_MAIN, env: {} },
+    {
+      name: 'on, 100%',
+      main: SERVICE_MAIN,
+      env: traced('parentbased_always_on', '1'),
+    },
+    {
+      name: 'on, 1%',
+      main: SERVICE_MAIN,
+      env: traced('parentbased_traceidratio', '0.01'),
+    },
+    ...(versus === undefined
+      ? []
+      : [{ name: 'before tracing', main: serviceMainOf(versus), env: {} }]),
+  ];
+}
+
+/** This process's own threads (not its children: the services) on `cpus`. */
+function pinSelf(cpus) {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], {
+    stdio: 'ignore',
+  });
+}
+
+async function turn(ctx, variant, { warmupSeconds, seconds }) {
+  const server = await startServer({
+    name: `service, tracing ${variant.name}`,
+    args: serviceArgs(ctx.serviceFlags, variant.main),
+    env: benchmarkSettings(ctx.databaseUrl, ctx.token, variant.env),
+    logFile: join(RESULTS, 'tracing-cost-service.log'),
+  });
+  try {
+    pinProcessTree(server.pid, SERVER_CPU);
+    const load = {
+      url: server.url,
+      token: ctx.token,
+      workload: ctx.workload,
+      connections: CONNECTIONS,
+    };
+    await emptyTable(ctx.pool);
+    await closedLoop({ ...load, seconds: warmupSeconds });
+    await waitForQuiet(ctx.pool);
+    const measured = await measuredClosedLoop(server.pid, {
+      ...load,
+      seconds,
+    });
+    return {
+      cpuUsPerCreate: measured.cpuMsPerAnswer * 1000,
+      rps: measured.run.okIds.length / measured.run.seconds,
+      errors: measured.answered - measured.run.okIds.length,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * `rounds` rounds of the variants; the CPU per create of each turn, and each variant's
+ * median ratio to tracing off in the same round.
+ */
+export async function tracingCost(
+  ctx,
+  { rounds, warmupSeconds, seconds, versus, log },
+) {
+  const sink = await startOtlpSink();
+  const variants = variantsOf(sink.endpoint, versus);
+  const turns = Object.fromEntries(variants.map(({ name }) => [name, []]));
+  pinSelf(OTHER_CPU);
+  pinProcessTree(ctx.postmasterPid, OTHER_CPU);
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      const order = variants.map(
+        (_, i) => variants[(i + round) % variants.length],
+      );
+      for (const variant of order) {
+        const result = await turn(ctx, variant, { warmupSeconds, seconds });
+        turns[variant.name].push(result);
+        log(
+          `tracing round ${round + 1}, ${variant.name}: ${result.cpuUsPerCreate.toFixed(0)} us CPU per create, ` +
+            `${result.rps.toFixed(0)} req/s, ${result.errors} errors`,
+        );
+      }
+    }
+  } finally {
+    pinSelf('0,1');
+    pinProcessTree(ctx.postmasterPid, '0,1');
+    await sink.close();
+  }
+  const summary = variants.map(({ name }) => {
+    const ratios = turns[name].map(
+      (result, round) =>
+        result.cpuUsPerCreate / turns.off[round].cpuUsPerCreate,
+    );
+    return {
+      name,
+      cpuUsPerCreate: median(turns[name].map((r) => r.cpuUsPerCreate)),
+      ratioToOff: median(ratios),
+      ratios,
+    };
+  });
+  for (const row of summary)
+    log(
+      `tracing ${row.name}: median ${row.cpuUsPerCreate.toFixed(0)} us CPU per create, ` +
+        `${row.ratioToOff.toFixed(3)}x tracing off (each round: ${row.ratios.map((x) => x.toFixed(3)).join(' ')})`,
+    );
+  log(`tracing: the OTLP sink took ${sink.exports} exports`);
+  return { connections: CONNECTIONS, seconds, rounds, turns, summary };
+}

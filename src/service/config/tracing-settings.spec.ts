@@ -1,0 +1,82 @@
+import { readTracingSettings } from './tracing-settings.js';
+
+describe("readTracingSettings: OpenTelemetry's variables", () => {
+  it('leaves tracing off when no exporter or endpoint is set, whatever else is', () => {
+    expect(readTracingSettings({})).toEqual({ settings: undefined });
+    expect(
+      readTracingSettings({
+        OTEL_SERVICE_NAME: 'shop',
+        OTEL_TRACES_SAMPLER: 'always_on',
+      }),
+    ).toEqual({ settings: undefined });
+  });
+
+  it('leaves it off for OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED=true', () => {
+    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'none' })).toEqual({
+      settings: undefined,
+    });
+    expect(
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_SDK_DISABLED: 'true',
+      }),
+    ).toEqual({ settings: undefined });
+  });
+
+  it("takes OpenTelemetry's defaults for what is unset", () => {
+    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual({
+      settings: {
+        serviceName: 'plant-store',
+        exporter: 'otlp',
+        protocol: 'http/protobuf',
+        endpoint: 'http://localhost:4318/v1/traces',
+        sampler: 'parentbased_always_on',
+        samplerRatio: 1,
+      },
+    });
+  });
+
+  it('turns on with an endpoint alone, appending /v1/traces to the base; a traces endpoint is taken as is', () => {
+    expect(
+      readTracingSettings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector:4318/',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.01',
+        OTEL_SERVICE_NAME: 'plants-eu',
+      }).settings,
+    ).toEqual({
+      serviceName: 'plants-eu',
+      exporter: 'otlp',
+      protocol: 'http/json',
+      endpoint: 'https://collector:4318/v1/traces',
+      sampler: 'parentbased_traceidratio',
+      samplerRatio: 0.01,
+    });
+    expect(
+      readTracingSettings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:9999/traces',
+      }).settings?.endpoint,
+    ).toBe('http://collector:9999/traces');
+  });
+
+  it('names every refused variable, never its value', () => {
+    const { problems } = readTracingSettings({
+      OTEL_TRACES_EXPORTER: 'jaeger',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+      OTEL_TRACES_SAMPLER: 'sometimes',
+      OTEL_TRACES_SAMPLER_ARG: 'half',
+      OTEL_SDK_DISABLED: 'yes',
+    });
+    expect(problems).toEqual([
+      'OTEL_SDK_DISABLED must be one of true, false',
+      'OTEL_TRACES_EXPORTER must be one of otlp, console, none',
+      'OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json',
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL',
+      'OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio',
+      'OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1',
+    ]);
+  });
+});

@@ -1,0 +1,63 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { RequestTiming } from '../http-metrics/request-timing.js';
+import { shedAtExpressRoute } from '../load-shedding/create-route.js';
+import { RequestLog } from '../logging/request-log.js';
+import { isDocumentationPath, setupOpenApi } from '../openapi/openapi.js';
+import { isReadMethod, OTHER_THAN_READ } from './read-only-path.js';
+import { enableCors, type ServiceAdapter } from './service-adapter.js';
+import type { ServerSettings } from './service-server.js';
+import { TimedExpressAdapter } from './timed-express.adapter.js';
+
+/** The service on @nestjs/platform-express, the design's platform (the default). */
+export function expressAdapter(settings: ServerSettings): ServiceAdapter {
+  const nest = new TimedExpressAdapter(settings);
+  return {
+    name: 'express',
+    nest,
+    requestListener: () =>
+      nest.getInstance() as (
+        request: IncomingMessage,
+        response: ServerResponse,
+      ) => void,
+    openDoor(nestApp, { securityHeaders, corsOrigins }) {
+      const app = nestApp as NestExpressApplication;
+      // 6. No body parser (createApp: bodyParser false); JsonBodyGuard reads the body after
+      //    the bearer check. Every answer is a fresh result: an ETag's hash is work nobody
+      //    uses. helmet removes X-Powered-By; Express is told not to set it.
+      app.disable('x-powered-by');
+      app.set('etag', false);
+      // 6. CORS when CORS_ORIGINS is set (Nest's middleware, ahead of every one of ours).
+      enableCors(app, corsOrigins);
+      // 6, 8, 9. One middleware for every request: the security headers; then, on every
+      //    path but the documentation's, the request log and id, and the request timing.
+      //    The documentation's paths are read-only (any other method is 405 here) and are
+      //    neither logged nor timed. Plain Express middleware (Nest's app.use()), not a
+      //    MiddlewareConsumer's, which Express would match against a pattern per request.
+      const headers = new Map(Object.entries(securityHeaders));
+      const log = app.get(RequestLog);
+      const timing = app.get(RequestTiming);
+      app.use(
+        (
+          request: IncomingMessage,
+          response: ServerResponse,
+          next: () => void,
+        ) => {
+          response.setHeaders(headers);
+          if (!isDocumentationPath(request.url ?? '')) {
+            log.follow(request, response);
+            timing.follow(request, response);
+          } else if (!isReadMethod(request.method)) {
+            OTHER_THAN_READ.writeTo(response);
+            return;
+          }
+          next();
+        },
+      );
+      // 7. The OpenAPI document and Swagger UI (Express routes of their own).
+      setupOpenApi(app);
+      // 10. Load shedding for a POST at the create's path, ahead of Nest's routes.
+      app.use(shedAtExpressRoute(app));
+    },
+  };
+}

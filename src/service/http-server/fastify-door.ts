@@ -1,0 +1,58 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
+import { RequestTiming } from '../http-metrics/request-timing.js';
+import { shedAtFastifyRoute } from '../load-shedding/create-route.js';
+import { RequestLog } from '../logging/request-log.js';
+import { routeActiveServerSpan } from '../tracing/server-span-route.js';
+import { isDocumentationPath, setupOpenApi } from '../openapi/openapi.js';
+import { isReadMethod, OTHER_THAN_READ } from './read-only-path.js';
+import { enableCors, type ServiceAdapter } from './service-adapter.js';
+import type { ServerSettings } from './service-server.js';
+import { TimedFastifyAdapter } from './timed-fastify.adapter.js';
+
+/** The service on @nestjs/platform-fastify (HTTP_ADAPTER=fastify). */
+export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
+  const nest = new TimedFastifyAdapter(settings);
+  return {
+    name: 'fastify',
+    nest,
+    requestListener: () => nest.requestListener,
+    openDoor(nestApp, { securityHeaders, corsOrigins }) {
+      const app = nestApp as NestFastifyApplication;
+      const fastify = nest.getInstance() as FastifyInstance;
+      // 6. No body is read before the guards: JsonBodyGuard reads it, after the bearer
+      //    check, on the one route that takes one. Fastify would otherwise parse JSON (and
+      //    refuse other media types) before any guard ran.
+      fastify.removeAllContentTypeParsers();
+      fastify.addContentTypeParser('*', (_request, _payload, done) => {
+        done(null);
+      });
+      // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours).
+      enableCors(app, corsOrigins);
+      // 6, 8, 9. One hook for every request: the security headers, set on Fastify's reply
+      //    so that they go out with its own in one `writeHead`; then, on every path but the
+      //    documentation's, the request log and id, and the request timing. The
+      //    documentation's paths are read-only (any other method is 405 here) and are
+      //    neither logged nor timed.
+      const log = app.get(RequestLog);
+      const timing = app.get(RequestTiming);
+      fastify.addHook('onRequest', (request, reply, done) => {
+        reply.headers(securityHeaders);
+        if (!isDocumentationPath(request.url)) {
+          log.follow(request, reply);
+          timing.follow(request, reply.raw);
+          // Fastify knows the route here; Express by the answer (server-spans.ts).
+          routeActiveServerSpan(request);
+        } else if (!isReadMethod(request.method)) {
+          OTHER_THAN_READ.sendThrough(reply);
+          return;
+        }
+        done();
+      });
+      // 7. The OpenAPI document and Swagger UI (Fastify routes of their own).
+      setupOpenApi(app);
+      // 10. Load shedding as the create route's first hook, wherever Nest mounts it.
+      shedAtFastifyRoute(app, fastify);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { RequestListener } from 'node:http';
+import type { INestApplication } from '@nestjs/common';
+import type { AbstractHttpAdapter } from '@nestjs/core';
+import type { HttpAdapterName } from '../config/environment.js';
+
+/** What the adapter's own steps of the front door (6-10) are given, worked out once. */
+export interface AdapterDoorSettings {
+  /** helmet's headers, by name (security-headers.ts). */
+  readonly securityHeaders: Readonly<Record<string, string>>;
+  readonly corsOrigins: readonly string[];
+}
+
+/**
+ * One HTTP adapter as the service runs on it: Nest's adapter on the service's server, the
+ * adapter's handler of a request (the front door's last Node step) and its own steps of the
+ * front door, 6 to 10, in the order a request meets them. express-door.ts and
+ * fastify-door.ts each make one, side by side.
+ */
+export interface ServiceAdapter {
+  readonly name: HttpAdapterName;
+  readonly nest: AbstractHttpAdapter;
+  /** Its handler of a request, once Nest has made the application. */
+  requestListener(app: INestApplication): RequestListener;
+  /**
+   * 6. no body parsing before the guards; CORS; the security headers; 7. the documentation
+   * routes; 8-9. the request log and timing; 10. load shedding at the create's route.
+   */
+  openDoor(app: INestApplication, settings: AdapterDoorSettings): void;
+}
+
+export function enableCors(
+  app: INestApplication,
+  origins: readonly string[],
+): void {
+  if (origins.length === 0) return;
+  app.enableCors({
+    origin: origins.includes('*') ? '*' : [...origins],
+    methods: ['POST'],
+    allowedHeaders: ['Authorization', 'Content-Type'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+    maxAge: 600,
+  });
+}

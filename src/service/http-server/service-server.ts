@@ -1,0 +1,66 @@
+import { createServer, type Server } from 'node:http';
+import type { ListenOptions } from 'node:net';
+import type { Environment } from '../config/environment.js';
+
+/** The settings of the HTTP server itself, the same whichever adapter serves on it. */
+export type ServerSettings = Pick<
+  Environment,
+  | 'HTTP_HEADERS_TIMEOUT_MS'
+  | 'HTTP_REQUEST_TIMEOUT_MS'
+  | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'
+  | 'HTTP_LISTEN_BACKLOG'
+>;
+
+/**
+ * The service's HTTP server, with no listener: the front door (front-door.ts) puts every
+ * one on it. Its timeouts are set on purpose:
+ * - headersTimeout: a client that trickles its headers (slow loris) is cut off;
+ * - requestTimeout: the whole request must arrive in time;
+ * - keepAliveTimeout: longer than the 60 s idle timeout of common load balancers, so the
+ *   balancer, not this server, closes idle connections (no reset on a reused socket).
+ * Node checks these every connectionsCheckingInterval (30 s by default): a second here makes
+ * the bounds hold to the second, and only the constructor takes that interval. The Host and
+ * Expect checks Node would answer without a body are the front door's, with the Error body
+ * (requireHostHeader: false).
+ */
+export function createServiceServer(settings: ServerSettings): Server {
+  const server = createServer({
+    requireHostHeader: false,
+    headersTimeout: settings.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeout: settings.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: 1_000,
+  });
+  // Older Node versions ignore keepAliveTimeout in the options; the property always works.
+  server.keepAliveTimeout = settings.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  return server;
+}
+
+/**
+ * Nest's listen(port, hostname?, callback?) as Node's listen options, with the configured
+ * accept queue, and the callback.
+ */
+export function listenArguments(
+  settings: ServerSettings,
+  port: string | number,
+  rest: unknown[],
+): { options: ListenOptions; callback?: () => void } {
+  const callback = rest.find(
+    (item): item is () => void => typeof item === 'function',
+  );
+  const host = rest.find((item): item is string => typeof item === 'string');
+  return {
+    options: {
+      port: Number(port),
+      host,
+      backlog: settings.HTTP_LISTEN_BACKLOG,
+    },
+    callback,
+  };
+}
+
+/** HTTPS is terminated in front of the service: a start asking for it stops. */
+export function refuseHttps(options: { httpsOptions?: unknown }): void {
+  if (options.httpsOptions !== undefined)
+    throw new Error('HTTPS is terminated in front of this service, not by it.');
+}

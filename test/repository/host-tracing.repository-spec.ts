@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { startNodeProcess } from '../../test-kit/node-process.mjs';
+import { send } from '../support/http.js';
+import { OtlpReceiver, statementOf } from '../support/otlp-receiver.js';
+import {
+  compileTypeScript,
+  INSTALL_TIMEOUT_MS,
+  installedVersions,
+  installPackedPackage,
+  ROOT,
+} from '../support/packed-package.js';
+import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
+import { eventually } from '../support/poll.js';
+import { createScratchDatabase } from '../support/scratch-database.js';
+import { TOKEN } from '../support/tokens.js';
+
+const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
+const TRACES_SECTION =
+  "Traces: your OpenTelemetry SDK sees the package's spans";
+
+/** The guide's host (Nest on Express, TypeORM, pg) and its own OpenTelemetry SDK. */
+const HOST_PACKAGES = [
+  '@nestjs/common',
+  '@nestjs/core',
+  '@nestjs/platform-express',
+  '@nestjs/typeorm',
+  'pg',
+  'reflect-metadata',
+  'rxjs',
+  'typeorm',
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/instrumentation-express',
+  '@opentelemetry/instrumentation-http',
+  '@opentelemetry/instrumentation-nestjs-core',
+  '@opentelemetry/instrumentation-pg',
+];
+
+/** The first TypeScript block of the guide, or of its section `heading`. */
+async function guideBlock(heading?: string): Promise<string> {
+  let text = await readFile(GUIDE, 'utf8');
+  if (heading !== undefined)
+    text = text.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
+  const block = /```ts\n([\s\S]*?)```/.exec(text)?.[1];
+  if (block === undefined) throw new Error(`No ts block in ${heading}`);
+  return block;
+}
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+/**
+ * Another team's application, from the packed tarball, with its own NodeSDK and the usual
+ * instrumentations (http, Express, Nest, pg), exporting OTLP to a receiver in the test.
+ */
+describe("the package's spans in a host's own OpenTelemetry SDK", () => {
+  let folder: string;
+  let receiver: OtlpReceiver;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'plant-store-traced-host-'));
+    await installPackedPackage(folder, await installedVersions(HOST_PACKAGES));
+    await writeFile(join(folder, 'host.ts'), await guideBlock());
+    await writeFile(
+      join(folder, 'tracing.ts'),
+      await guideBlock(TRACES_SECTION),
+    );
+    await compileTypeScript(folder, ['host.ts', 'tracing.ts']);
+    receiver = await OtlpReceiver.start();
+  }, INSTALL_TIMEOUT_MS + 60_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it("puts each create in its request's trace, and reaches the statement's span, with its INSERT, through the link", async () => {
+    const databaseUrl = await createScratchDatabase(
+      inject('databaseUrl'),
+      'traced_host',
+    );
+    const port = await freePort();
+    let output = '';
+    const host = startNodeProcess({
+      args: ['--import', './out/tracing.js', './out/host.js'],
+      cwd: folder,
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: databaseUrl,
+        PLANTS_TOKEN: TOKEN,
+        PORT: String(port),
+        OTEL_SERVICE_NAME: 'shop',
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_METRICS_EXPORTER: 'none',
+        OTEL_LOGS_EXPORTER: 'none',
+      },
+      onOutput: (text: string) => (output += text),
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const clients = Array.from({ length: 6 }, () => ({
+      traceId: hex(16),
+      spanId: hex(8),
+    }));
+    try {
+      await eventually(`the host listening on ${url}`, () =>
+        send(`${url}/orders`).catch(() => undefined),
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}; the host printed: ${output}`);
+      });
+      const answers = await Promise.all(
+        clients.map(({ traceId, spanId }) =>
+          postPlant(url, newPlantJson(uniqueId(), 'Fern'), {
+            headers: { traceparent: `00-${traceId}-${spanId}-01` },
+          }),
+        ),
+      );
+      expect(answers.map(({ status }) => status)).toEqual(
+        clients.map(() => 200),
+      );
+    } finally {
+      host.child.kill('SIGTERM');
+      await host.exited;
+    }
+
+    const { spans } = receiver;
+    for (const { traceId, spanId } of clients) {
+      const inTrace = spans.filter((span) => span.traceId === traceId);
+      // The host's HTTP span continues the client's trace; the package's create is inside.
+      expect(
+        inTrace.find((span) => span.parentSpanId === spanId),
+      ).toMatchObject({ serviceName: 'shop' });
+      const create = inTrace.find((span) => span.name === 'plants.create');
+      expect(create).toBeDefined();
+      // No INSERT in the request's own trace: it belongs to the batch.
+      expect(
+        inTrace.filter((span) => statementOf(span).includes('INSERT')),
+      ).toEqual([]);
+
+      expect(create!.links).toHaveLength(1);
+      const [link] = create!.links;
+      const batch = spans.find(
+        (span) => span.spanId === link.spanId && span.traceId === link.traceId,
+      );
+      expect(batch).toMatchObject({
+        name: 'plants.insert_batch',
+        parentSpanId: undefined,
+        attributes: expect.objectContaining({
+          'plants.batch.inserted': expect.any(Number),
+        }),
+      });
+      expect(batch!.links).toContainEqual(
+        expect.objectContaining({ traceId, spanId: create!.spanId }),
+      );
+      const inBatch = spans.filter(
+        (span) =>
+          span.traceId === batch!.traceId &&
+          span.parentSpanId === batch!.spanId,
+      );
+      expect(
+        inBatch.map((span) => `${span.name}: ${statementOf(span)}`),
+      ).toContainEqual(expect.stringMatching(/: \s*INSERT INTO/));
+    }
+  }, 60_000);
+});
