@@ -49,9 +49,7 @@ export class EmbeddedFaults implements StoreFaults {
       }
       return over;
     };
-    // Unref'd: a runner that ends first leaves the continuing to the keeper.
     const timer = setTimeout(() => void end(), ms);
-    timer.unref();
     const outage: DatabaseOutage = { over, end };
     this.outage = outage;
     return outage;
