@@ -134,6 +134,8 @@ interface ServiceStart {
   cacheDir: string;
   /** Settles when the database fails to start: the service will not become ready. */
   database?: Promise<void>;
+  /** The service's pid, as soon as it runs. */
+  onSpawn?: (pid: number) => void;
 }
 
 /**
@@ -169,6 +171,7 @@ async function startService(
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  if (child.pid !== undefined) start.onSpawn?.(child.pid);
   const onOutput = (chunk: Buffer): void => {
     const text = chunk.toString('utf8');
     output += text;
@@ -237,8 +240,10 @@ async function startEmbedded(
       databaseUrl,
       cacheDir,
       database: keeper.ready,
+      // From the start: a runner gone mid-start leaves the keeper to wait for the service,
+      // and to kill it past a deadline, before the database goes.
+      onSpawn: (pid) => keeper.watch(pid),
     });
-    keeper.watch(service.child.pid ?? 0);
     const faults = new EmbeddedFaults(dataDir);
     return storeOf(service, databaseUrl, faults, async () => {
       await faults.end();
