@@ -11,7 +11,12 @@ import { SERVICE_V8_FLAGS } from '../v8-flags.js';
 import { KeeperProcess } from './database-keeper-process.js';
 import { freePort } from './free-port.js';
 import { removeStaleStores } from './stale-stores.js';
-import { EmbeddedFaults, NoFaults, type StoreFaults } from './store-faults.js';
+import {
+  DatabaseFaults,
+  embeddedDatabase,
+  NoFaults,
+  type StoreFaults,
+} from './store-faults.js';
 import { STORE_PREFIX } from './store-folder.js';
 import { StoreConnection } from './store-reset.js';
 import { ManagedTokens, type StoreTokens } from './store-tokens.js';
@@ -244,7 +249,7 @@ async function startEmbedded(
       // and to kill it past a deadline, before the database goes.
       onSpawn: (pid) => keeper.watch(pid),
     });
-    const faults = new EmbeddedFaults(dataDir);
+    const faults = new DatabaseFaults(embeddedDatabase(dataDir));
     return storeOf(service, databaseUrl, faults, async () => {
       await faults.end();
       await stopProcess(service.child);

@@ -17,37 +17,55 @@ export interface StoreFaults {
   databaseDown(ms: number): Promise<DatabaseOutage>;
 }
 
-/**
- * Faults of a store with its own embedded PostgreSQL: SIGSTOP to its postmaster and
- * every backend, SIGCONT after. Nothing in the service is told.
- */
-export class EmbeddedFaults implements StoreFaults {
+/** A database that can be held still and let go: processes, or a container. */
+export interface PausableDatabase {
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+}
+
+/** An embedded PostgreSQL: SIGSTOP to its postmaster and every backend, SIGCONT after. */
+export function embeddedDatabase(dataDir: string): PausableDatabase {
+  let stopped: number[] = [];
+  return {
+    async pause() {
+      const postmaster = await postmasterPid(dataDir);
+      if (postmaster === undefined)
+        throw new Error('The store has no PostgreSQL running.');
+      // The postmaster first, so that it forks no new backend behind our back.
+      signalEach([postmaster], 'SIGSTOP');
+      stopped = processTree(postmaster);
+      signalEach(stopped, 'SIGSTOP');
+    },
+    resume() {
+      signalEach(stopped, 'SIGCONT');
+      stopped = [];
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Faults on the store's own database; nothing in the service is told. */
+export class DatabaseFaults implements StoreFaults {
   private outage?: DatabaseOutage;
 
-  constructor(private readonly dataDir: string) {}
+  constructor(private readonly database: PausableDatabase) {}
 
   async databaseDown(ms: number): Promise<DatabaseOutage> {
     if (this.outage !== undefined)
       throw new Error(
         'The database is down already: await outage.end() first.',
       );
-    const postmaster = await postmasterPid(this.dataDir);
-    if (postmaster === undefined)
-      throw new Error('The store has no PostgreSQL running.');
-    // The postmaster first, so that it forks no new backend behind our back.
-    signalEach([postmaster], 'SIGSTOP');
-    const stopped = processTree(postmaster);
-    signalEach(stopped, 'SIGSTOP');
+    await this.database.pause();
     let resolveOver!: () => void;
     const over = new Promise<void>((resolve) => (resolveOver = resolve));
+    let ending: Promise<void> | undefined;
     const end = (): Promise<void> => {
       clearTimeout(timer);
-      if (this.outage === outage) {
-        signalEach(stopped, 'SIGCONT');
+      ending ??= this.database.resume().then(() => {
         this.outage = undefined;
         resolveOver();
-      }
-      return over;
+      });
+      return ending;
     };
     const timer = setTimeout(() => void end(), ms);
     const outage: DatabaseOutage = { over, end };
