@@ -34,6 +34,9 @@ const RECIPES = [
   'overload.test.mjs',
   'vitest.workers.config.mjs',
   'jest.workers.config.json',
+  'plant-store.shared-setup.mjs',
+  'vitest.shared.config.mjs',
+  'shelf.shared-spec.mjs',
 ];
 /** A test file that holds its store until the run is killed, four times over. */
 const HOLD = `import { writeFile } from 'node:fs/promises';
@@ -170,6 +173,30 @@ describe('plant-store/testing from the packed tarball: a store per worker, reset
       // Jest writes its summary on stderr.
       expect(stderr).toMatch(/Test Suites:\s+4 passed, 4 total/);
       expect(stderr).toMatch(/Tests:\s+5 passed, 5 total/);
+      await expectNothingLeft();
+    },
+    RUN_TIMEOUT_MS + 30_000,
+  );
+
+  it(
+    'Vitest, a shared PostgreSQL from the global setup: each file its own database, and nothing is left',
+    async () => {
+      // Two files, so two stores at once on the one server.
+      await writeFile(
+        join(suite, 'second-shelf.shared-spec.mjs'),
+        await readFile(join(suite, 'shelf.shared-spec.mjs')),
+      );
+      const { stdout } = await run(
+        process.execPath,
+        [
+          join(folder, 'node_modules', 'vitest', 'vitest.mjs'),
+          'run',
+          '--config',
+          'vitest.shared.config.mjs',
+        ],
+        { cwd: suite, env: env(), timeout: RUN_TIMEOUT_MS },
+      );
+      expect(stdout).toMatch(/Tests\s+2 passed \(2\)/);
       await expectNothingLeft();
     },
     RUN_TIMEOUT_MS + 30_000,

@@ -28,6 +28,7 @@ const say = (message: object): void =>
 let postgres: PostgresProcess | undefined;
 let service: number | undefined;
 let cleaning: Promise<void> | undefined;
+let starting: Promise<void> | undefined;
 
 async function serviceGone(): Promise<void> {
   const deadline = Date.now() + SERVICE_EXIT_DEADLINE_MS;
@@ -39,6 +40,8 @@ async function serviceGone(): Promise<void> {
 
 /** Database last, as the service stops its own: a paused one is continued first. */
 async function cleanUp(): Promise<void> {
+  // A copy still being written would outlive the folder's removal.
+  await starting;
   const postmaster = await postmasterPid(orders.dataDir);
   if (postmaster !== undefined) signalEach(processTree(postmaster), 'SIGCONT');
   await serviceGone();
@@ -88,7 +91,7 @@ async function start(): Promise<void> {
   say({ ready: true });
 }
 
-start().catch((error: unknown) => {
+starting = start().catch((error: unknown) => {
   say({ failed: String(error) });
   stop();
 });

@@ -18,6 +18,7 @@ import {
   type StoreFaults,
 } from './store-faults.js';
 import { STORE_PREFIX } from './store-folder.js';
+import { createStoreDatabase } from './store-database.js';
 import { StoreConnection } from './store-reset.js';
 import { ManagedTokens, type StoreTokens } from './store-tokens.js';
 import {
@@ -36,6 +37,8 @@ export interface PlantStoreOptions {
   env?: Record<string, string>;
   /** An external PostgreSQL (its database name must be the suite's to lose); unset: embedded. */
   databaseUrl?: string;
+  /** A run's shared PostgreSQL (startSharedPostgres().url): the store gets a database of its own on it. */
+  sharedPostgres?: string;
   /** A per-token request limit (TOKEN_RATE_LIMIT): past it, 429 with Retry-After. */
   rateLimit?: { requests: number; windowMs?: number };
   /** Load shedding's limits (CREATE_CONCURRENCY_LIMIT, CREATE_WAITING_LIMIT): past both, 503. */
@@ -285,6 +288,25 @@ async function startOnExternal(
   }
 }
 
+/** A database of its own on the run's shared server, dropped when the store stops. */
+async function startOnShared(
+  serverUrl: string,
+  options: PlantStoreOptions,
+  cacheDir: string,
+): Promise<RunningPlantStore> {
+  const database = await createStoreDatabase(serverUrl);
+  try {
+    const store = await startOnExternal(
+      { ...options, databaseUrl: database.url },
+      cacheDir,
+    );
+    return { ...store, stop: () => store.stop().then(database.drop) };
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+}
+
 function storeOf(
   service: { url: string; token: string; instanceId: string },
   databaseUrl: string,
@@ -325,6 +347,8 @@ export async function startPlantStore(
   try {
     for (let attempt = 1; ; attempt += 1) {
       try {
+        if (options.sharedPostgres !== undefined)
+          return await startOnShared(options.sharedPostgres, options, cacheDir);
         return options.databaseUrl === undefined
           ? await startEmbedded(options, cacheDir)
           : await startOnExternal(
