@@ -300,7 +300,7 @@ async function startOnShared(
       { ...options, databaseUrl: database.url },
       cacheDir,
     );
-    return { ...store, stop: () => store.stop().then(database.drop) };
+    return { ...store, stop: () => store.stop().then(() => database.drop()) };
   } catch (error) {
     await database.drop();
     throw error;
