@@ -21,6 +21,7 @@ export default defineConfig({
           'test/modules-*.e2e-spec.ts',
           'test/host-schema.e2e-spec.ts',
           'test/testing-entry.e2e-spec.ts',
+          'test/testing-kit.e2e-spec.ts',
         ],
       ),
       repositoryProject(['test/repository/**/*.repository-spec.ts']),

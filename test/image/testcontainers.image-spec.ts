@@ -20,6 +20,7 @@ import {
   startApiService,
 } from '../support/image/podman.js';
 import { report, seconds } from '../support/report.js';
+import { eventually } from '../support/poll.js';
 
 // plant-store/testcontainers (src/service/testcontainers/) on this machine's rootful podman, through
 // its Docker-compatible API: the page's global setup, run as it is written, starts the
@@ -183,6 +184,53 @@ describe("plant-store/testcontainers on podman's Docker API", () => {
     });
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
   });
+
+  it('reset(), managed tokens and the database paused by the engine, on a PlantStoreContainer of its own', async () => {
+    const { PlantStoreContainer } = (await import(
+      join(ROOT, 'dist', 'service', 'testcontainers', 'index.js')
+    )) as typeof import('../../src/service/testcontainers/index.js');
+    const own = await new PlantStoreContainer(inject('plantStoreImage'))
+      .withPostgresImage(process.env.POSTGRES_IMAGE ?? '')
+      // A create gives up on a held database after this, rather than 2 s.
+      .withEnvironment({ DATABASE_REQUEST_TIMEOUT_MS: '500' })
+      .start();
+    try {
+      const create = (name: string, token = own.token) =>
+        postPlant(own.url, newPlantJson(1n, name), { token });
+      expect((await create('Fern')).status).toBe(200);
+      expect((await create('Palm')).status).toBe(409);
+      await own.reset();
+      expect((await create('Palm')).body).toEqual({ name: 'Palm' });
+
+      const managed = await own.tokens.create();
+      await own.reset();
+      expect((await create('Ivy', managed)).status).toBe(200);
+      await own.tokens.revoke(managed);
+      const refused = await create('Ivy', managed);
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 401,
+        body: errorBody(401),
+      });
+
+      await own.reset();
+      const outage = await own.faults.databaseDown(60_000);
+      const down = await create('Cactus');
+      expect({ status: down.status, body: down.body }).toEqual({
+        status: 503,
+        body: errorBody(503, 'The database is unavailable; retry later.'),
+      });
+      await outage.end();
+      await outage.over;
+      await eventually(
+        'a create once the database answers again',
+        async () =>
+          (await create('Cactus')).status === 200 ? true : undefined,
+        { everyMs: 100 },
+      );
+    } finally {
+      await own.stop();
+    }
+  }, 120_000);
 
   it('stop() leaves no container and no network of the run', async () => {
     expect(teardown).toBeDefined();

@@ -16,7 +16,7 @@ export function e2eProject(include: string[]): TestProjectInlineConfiguration {
 /**
  * The same e2e specs with the service on Fastify (HTTP_ADAPTER=fastify), but for those in
  * `exclude`: the package's specs in a host's application, which run each host adapter
- * themselves (host-app.ts), and the test kit's.
+ * themselves (host-app.ts), and the test kit's (the service it starts is the same).
  */
 export function e2eOnFastifyProject(
   include: string[],

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Written beside the cluster: the process that started its postmaster and stops it. */
-const OWNER_FILE = 'postgres-owner.pid';
+export const OWNER_FILE = 'postgres-owner.pid';
 /** A fast shutdown takes well under a second on a test's cluster; this is for a loaded machine. */
 const STOP_DEADLINE_MS = 15_000;
 

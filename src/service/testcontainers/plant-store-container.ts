@@ -6,10 +6,14 @@ import {
   type StartedNetwork,
   Wait,
 } from 'testcontainers';
+import { DatabaseFaults, type StoreFaults } from '../testing/store-faults.js';
+import { StoreConnection } from '../testing/store-reset.js';
+import { ManagedTokens, type StoreTokens } from '../testing/store-tokens.js';
 import {
   TEST_INSTANCE_SETTINGS,
   testInstanceToken,
 } from '../testing/test-instance.js';
+import { pausedContainer } from './paused-container.js';
 
 /** docker/build-image.sh's tag when given none. */
 const DEFAULT_IMAGE = 'localhost/plant-store:local';
@@ -29,6 +33,12 @@ export interface StartedPlantStore {
   databaseUrl: string;
   /** How long each step of start() took, in order: where a slow start went. */
   steps: ReadonlyArray<StartStep>;
+  /** Empties the plants; the service, its token and managed tokens stay. */
+  reset(): Promise<void>;
+  /** Managed tokens, through the token store the service keeps current. */
+  tokens: StoreTokens;
+  /** The database container paused by the engine for a while. */
+  faults: StoreFaults;
   /** Removes both containers, then the network. */
   stop(): Promise<void>;
 }
@@ -147,12 +157,26 @@ export class PlantStoreContainer {
             .start(),
       );
       started.push(service);
+      const url = `http://${service.getHost()}:${service.getMappedPort(SERVICE_PORT)}`;
+      const databaseUrl = postgres.getConnectionUri();
+      const connection = new StoreConnection(databaseUrl);
+      const tokens = new ManagedTokens(databaseUrl, url);
+      const faults = new DatabaseFaults(pausedContainer(postgres.getId()));
+      let stopped: Promise<void> | undefined;
       return {
-        url: `http://${service.getHost()}:${service.getMappedPort(SERVICE_PORT)}`,
+        url,
         token,
-        databaseUrl: postgres.getConnectionUri(),
+        databaseUrl,
         steps: steps.taken,
-        stop: () => stopAll(started, network),
+        reset: () => connection.reset(),
+        tokens,
+        faults,
+        stop: () =>
+          (stopped ??= (async () => {
+            await faults.end();
+            await Promise.all([connection.close(), tokens.close()]);
+            await stopAll(started, network);
+          })()),
       };
     } catch (error) {
       await stopAll(started, network);

@@ -4,3 +4,6 @@ export {
   type RunningPlantStore,
   startPlantStore,
 } from './start-plant-store.js';
+export { type SharedPostgres, startSharedPostgres } from './shared-postgres.js';
+export type { DatabaseOutage, StoreFaults } from './store-faults.js';
+export type { StoreTokens } from './store-tokens.js';

@@ -6,11 +6,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import {
-  embeddedDatabaseUrl,
-  embeddedPasswordFile,
-} from '../database/embedded-database-url.js';
+import { embeddedDatabaseUrl } from '../database/embedded-database-url.js';
+import { SERVICE_V8_FLAGS } from '../v8-flags.js';
+import { KeeperProcess } from './database-keeper-process.js';
 import { freePort } from './free-port.js';
+import { removeStaleStores } from './stale-stores.js';
+import {
+  DatabaseFaults,
+  embeddedDatabase,
+  NoFaults,
+  type StoreFaults,
+} from './store-faults.js';
+import { STORE_PREFIX } from './store-folder.js';
+import { createStoreDatabase } from './store-database.js';
+import { StoreConnection } from './store-reset.js';
+import { ManagedTokens, type StoreTokens } from './store-tokens.js';
+import {
+  defaultCacheDir,
+  makeCacheDir,
+  PASSWORD_FILE,
+  templateCluster,
+} from './template-cluster.js';
 import { TEST_INSTANCE_SETTINGS, testInstanceToken } from './test-instance.js';
 
 export interface PlantStoreOptions {
@@ -21,6 +37,14 @@ export interface PlantStoreOptions {
   env?: Record<string, string>;
   /** An external PostgreSQL (its database name must be the suite's to lose); unset: embedded. */
   databaseUrl?: string;
+  /** A run's shared PostgreSQL (startSharedPostgres().url): the store gets a database of its own on it. */
+  sharedPostgres?: string;
+  /** A per-token request limit (TOKEN_RATE_LIMIT): past it, 429 with Retry-After. */
+  rateLimit?: { requests: number; windowMs?: number };
+  /** Load shedding's limits (CREATE_CONCURRENCY_LIMIT, CREATE_WAITING_LIMIT): past both, 503. */
+  admission?: { concurrency: number; waiting?: number };
+  /** Where the template cluster is kept; by default plant-store-cache-<uid> in the temporary directory. */
+  cacheDir?: string;
   /** How long the start may take, database included; 60 s by default. */
   startTimeoutMs?: number;
   /** Every line the service prints; by default kept, and shown only when the start fails. */
@@ -36,6 +60,12 @@ export interface RunningPlantStore {
   databaseUrl: string;
   /** What /health reports as `instance`: this instance's, checked before the start resolves. */
   instanceId: string;
+  /** Empties the plants; the service, its token and managed tokens stay. */
+  reset(): Promise<void>;
+  /** Managed tokens, through the token store the service keeps current. */
+  tokens: StoreTokens;
+  /** Real failures on demand: the database stopped from answering. */
+  faults: StoreFaults;
   /** Drains, stops the service and its embedded PostgreSQL, removes the data folder. */
   stop(): Promise<void>;
 }
@@ -44,6 +74,7 @@ const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 const STOP_DEADLINE_MS = 30_000;
 /** Tries with fresh ports when the ones picked were taken in the meantime (EADDRINUSE). */
 const PORT_ATTEMPTS = 3;
+const PORT_TAKEN = /EADDRINUSE|is the port in use|Address already in use/;
 
 /** A process of the run's own, on loopback: the suite's address is the only one. */
 const TESTING_SETTINGS = {
@@ -56,11 +87,27 @@ const TESTING_SETTINGS = {
   STOP_WHEN_STDIN_CLOSES: 'true',
 };
 
+function limitSettings(options: PlantStoreOptions): Record<string, string> {
+  const { rateLimit, admission } = options;
+  return {
+    ...(rateLimit && {
+      TOKEN_RATE_LIMIT: String(rateLimit.requests),
+      ...(rateLimit.windowMs !== undefined && {
+        TOKEN_RATE_WINDOW_MS: String(rateLimit.windowMs),
+      }),
+    }),
+    ...(admission && {
+      CREATE_CONCURRENCY_LIMIT: String(admission.concurrency),
+      CREATE_WAITING_LIMIT: String(admission.waiting ?? 0),
+    }),
+  };
+}
+
 function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
 }
 
-/** SIGTERM (a drain, then the embedded PostgreSQL stopped), SIGKILL past the deadline. */
+/** SIGTERM (a drain, then the pool closed), SIGKILL past the deadline. */
 async function stopProcess(child: ChildProcess): Promise<void> {
   if (!isRunning(child)) return;
   const exited = once(child, 'exit');
@@ -89,32 +136,50 @@ class StartFailed extends Error {
   }
 }
 
-async function startOnce(
+interface ServiceStart {
+  dataDir: string;
+  databaseUrl: string;
+  cacheDir: string;
+  /** Settles when the database fails to start: the service will not become ready. */
+  database?: Promise<void>;
+  /** The service's pid, as soon as it runs. */
+  onSpawn?: (pid: number) => void;
+}
+
+/**
+ * The service with its V8 flags on the command line (main.ts would otherwise start over
+ * with them) and Node's compile cache in the cache folder: what its start costs besides.
+ */
+async function startService(
   options: PlantStoreOptions,
-  dataDir: string,
-): Promise<RunningPlantStore> {
+  start: ServiceStart,
+): Promise<{
+  child: ChildProcess;
+  url: string;
+  token: string;
+  instanceId: string;
+}> {
   const port = await freePort();
-  const databasePort = await freePort();
   const token = testInstanceToken();
   const instanceId = randomUUID();
   const url = `http://127.0.0.1:${port}`;
   let output = '';
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...SERVICE_V8_FLAGS, MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
+      NODE_COMPILE_CACHE: join(start.cacheDir, 'node-compile-cache'),
       ...TESTING_SETTINGS,
-      DATA_DIR: dataDir,
+      DATA_DIR: start.dataDir,
       PORT: String(port),
-      EMBEDDED_DATABASE_PORT: String(databasePort),
       API_TOKENS: token,
       INSTANCE_ID: instanceId,
-      ...(options.databaseUrl === undefined
-        ? {}
-        : { DATABASE_URL: options.databaseUrl }),
+      DATABASE_URL: start.databaseUrl,
+      ...limitSettings(options),
       ...options.env,
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  if (child.pid !== undefined) start.onSpawn?.(child.pid);
   const onOutput = (chunk: Buffer): void => {
     const text = chunk.toString('utf8');
     output += text;
@@ -128,63 +193,178 @@ async function startOnce(
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as unknown as { unref?: () => void } | null)?.unref?.();
 
+  let databaseFailure: Error | undefined;
+  start.database?.catch(
+    (error: unknown) =>
+      (databaseFailure =
+        error instanceof Error ? error : new Error(JSON.stringify(error))),
+  );
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   // Readiness of this instance: another one left on the port would answer 200 too.
   while ((await readyInstance(url)) !== instanceId) {
-    if (!isRunning(child) || Date.now() > deadline) {
+    if (
+      !isRunning(child) ||
+      databaseFailure !== undefined ||
+      Date.now() > deadline
+    ) {
       await stopProcess(child);
+      const why =
+        databaseFailure !== undefined
+          ? databaseFailure.message
+          : isRunning(child)
+            ? 'timed out'
+            : `exited ${child.exitCode ?? child.signalCode}`;
       throw new StartFailed(
-        `Plant Store did not become ready at ${url} ` +
-          `(${isRunning(child) ? 'timed out' : `exited ${child.exitCode ?? child.signalCode}`}). It printed:\n${output}`,
-        /EADDRINUSE|is the port in use/.test(output),
+        `Plant Store did not become ready at ${url} (${why}). It printed:\n${output}`,
+        PORT_TAKEN.test(output) ||
+          PORT_TAKEN.test(databaseFailure?.message ?? ''),
       );
     }
-    await sleep(50);
+    await sleep(20);
   }
+  return { child, url, token, instanceId };
+}
 
-  const databaseUrl =
-    options.databaseUrl ??
-    embeddedDatabaseUrl(
-      (await readFile(embeddedPasswordFile(dataDir), 'utf8')).trim(),
-      databasePort,
+/** The store's own PostgreSQL, copied from the template, started beside the service. */
+async function startEmbedded(
+  options: PlantStoreOptions,
+  cacheDir: string,
+): Promise<RunningPlantStore> {
+  const template = await templateCluster(cacheDir);
+  const password = (
+    await readFile(join(template, PASSWORD_FILE), 'utf8')
+  ).trim();
+  const dataDir = await mkdtemp(join(tmpdir(), STORE_PREFIX));
+  const databaseUrl = embeddedDatabaseUrl(password, await freePort());
+  const keeper = new KeeperProcess({
+    template,
+    dataDir,
+    port: Number(new URL(databaseUrl).port),
+  });
+  try {
+    // At once: the database is up long before the service has loaded its modules.
+    const service = await startService(options, {
+      dataDir,
+      databaseUrl,
+      cacheDir,
+      database: keeper.ready,
+      // From the start: a runner gone mid-start leaves the keeper to wait for the service,
+      // and to kill it past a deadline, before the database goes.
+      onSpawn: (pid) => keeper.watch(pid),
+    });
+    const faults = new DatabaseFaults(embeddedDatabase(dataDir));
+    return storeOf(service, databaseUrl, faults, async () => {
+      await faults.end();
+      await stopProcess(service.child);
+      await keeper.stop();
+    });
+  } catch (error) {
+    await keeper.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function startOnExternal(
+  options: PlantStoreOptions & { databaseUrl: string },
+  cacheDir: string,
+): Promise<RunningPlantStore> {
+  const dataDir = await mkdtemp(join(tmpdir(), STORE_PREFIX));
+  const removeDataDir = (): Promise<void> =>
+    rm(dataDir, { recursive: true, force: true });
+  try {
+    const service = await startService(options, {
+      dataDir,
+      databaseUrl: options.databaseUrl,
+      cacheDir,
+    });
+    return storeOf(service, options.databaseUrl, new NoFaults(), async () => {
+      await stopProcess(service.child);
+      await removeDataDir();
+    });
+  } catch (error) {
+    await removeDataDir();
+    throw error;
+  }
+}
+
+/** A database of its own on the run's shared server, dropped when the store stops. */
+async function startOnShared(
+  serverUrl: string,
+  options: PlantStoreOptions,
+  cacheDir: string,
+): Promise<RunningPlantStore> {
+  const database = await createStoreDatabase(serverUrl);
+  try {
+    const store = await startOnExternal(
+      { ...options, databaseUrl: database.url },
+      cacheDir,
     );
+    return { ...store, stop: () => store.stop().then(() => database.drop()) };
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+}
+
+function storeOf(
+  service: { url: string; token: string; instanceId: string },
+  databaseUrl: string,
+  faults: StoreFaults,
+  stopAll: () => Promise<void>,
+): RunningPlantStore {
+  const connection = new StoreConnection(databaseUrl);
+  const tokens = new ManagedTokens(databaseUrl, service.url);
   let stopped: Promise<void> | undefined;
   return {
-    url,
-    token,
+    url: service.url,
+    token: service.token,
     databaseUrl,
-    instanceId,
-    stop: () => (stopped ??= stopProcess(child)),
+    instanceId: service.instanceId,
+    reset: () => connection.reset(),
+    tokens,
+    faults,
+    stop: () =>
+      (stopped ??= Promise.all([connection.close(), tokens.close()]).then(
+        stopAll,
+      )),
   };
 }
 
 /**
- * Starts the built service (this package's dist/service/main.js) for a test run: on its embedded
- * PostgreSQL in a fresh data folder (or `databaseUrl`), on free ports below the ephemeral
- * range, with a token of its own, and resolves once this very instance is ready. Made for
- * a Vitest or Jest globalSetup: docs/testing-against-plant-store.md.
+ * Starts the built service (this package's dist/service/main.js) for a test run: on its own
+ * PostgreSQL, copied from a template cluster kept in the cache folder (or on `databaseUrl`),
+ * on free ports below the ephemeral range, with a token of its own, and resolves once this
+ * very instance is ready. Made for a Vitest or Jest globalSetup, or one store per worker:
+ * docs/testing-against-plant-store.md.
  */
 export async function startPlantStore(
   options: PlantStoreOptions = {},
 ): Promise<RunningPlantStore> {
-  for (let attempt = 1; ; attempt += 1) {
-    const dataDir = await mkdtemp(join(tmpdir(), 'plant-store-test-'));
-    const removeDataDir = (): Promise<void> =>
-      rm(dataDir, { recursive: true, force: true });
-    try {
-      const running = await startOnce(options, dataDir);
-      return {
-        ...running,
-        stop: () => running.stop().then(removeDataDir),
-      };
-    } catch (error) {
-      await removeDataDir();
-      if (
-        !(error instanceof StartFailed) ||
-        !error.portTaken ||
-        attempt >= PORT_ATTEMPTS
-      )
-        throw error;
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  await makeCacheDir(cacheDir);
+  const sweep = removeStaleStores(cacheDir);
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        if (options.sharedPostgres !== undefined)
+          return await startOnShared(options.sharedPostgres, options, cacheDir);
+        return options.databaseUrl === undefined
+          ? await startEmbedded(options, cacheDir)
+          : await startOnExternal(
+              { ...options, databaseUrl: options.databaseUrl },
+              cacheDir,
+            );
+      } catch (error) {
+        if (
+          !(error instanceof StartFailed) ||
+          !error.portTaken ||
+          attempt >= PORT_ATTEMPTS
+        )
+          throw error;
+      }
     }
+  } finally {
+    await sweep;
   }
 }

@@ -1,0 +1,97 @@
+// The keeper of one store's PostgreSQL: a process of its own (started by startPlantStore,
+// detached), so that whatever ends the test runner, SIGKILL included, the end of its
+// standard input lets the keeper stop the database and remove the store's folder once the
+// service it serves has gone.
+import { chmod, rm, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PostgresProcess } from '../database/postgres-process.js';
+import { recordPostmasterOwner } from '../database/stale-postmaster.js';
+import { isAlive, processTree, signalEach } from './process-tree.js';
+import { clusterOf, KEEPER_PID_FILE, postmasterPid } from './store-folder.js';
+import { CLUSTER_FOLDER, copyTree, PASSWORD_FILE } from './template-cluster.js';
+
+/** What startPlantStore hands the keeper, as its one argument (JSON). */
+export interface KeeperOrders {
+  template: string;
+  dataDir: string;
+  port: number;
+}
+
+/** A service draining its requests (SHUTDOWN_TIMEOUT_MS, 5 s for a test) and a margin. */
+const SERVICE_EXIT_DEADLINE_MS = 15_000;
+
+const orders = JSON.parse(process.argv[2] ?? '{}') as KeeperOrders;
+const say = (message: object): void =>
+  void process.stdout.write(`${JSON.stringify(message)}\n`);
+let postgres: PostgresProcess | undefined;
+let service: number | undefined;
+let cleaning: Promise<void> | undefined;
+let starting: Promise<void> | undefined;
+
+async function serviceGone(): Promise<void> {
+  const deadline = Date.now() + SERVICE_EXIT_DEADLINE_MS;
+  while (service !== undefined && isAlive(service)) {
+    if (Date.now() > deadline) process.kill(service, 'SIGKILL');
+    await sleep(50);
+  }
+}
+
+/** Database last, as the service stops its own: a paused one is continued first. */
+async function cleanUp(): Promise<void> {
+  // A copy still being written would outlive the folder's removal.
+  await starting;
+  const postmaster = await postmasterPid(orders.dataDir);
+  if (postmaster !== undefined) signalEach(processTree(postmaster), 'SIGCONT');
+  await serviceGone();
+  await postgres?.stop();
+  await rm(orders.dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+const stop = (): void => void (cleaning ??= cleanUp());
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (text: string) => {
+  // One line: the service's pid, to wait for before the database goes.
+  const pid = Number.parseInt(text, 10);
+  if (Number.isInteger(pid) && pid > 0) service = pid;
+});
+process.stdin.once('end', stop);
+process.stdin.once('error', stop);
+process.once('SIGTERM', stop);
+// A terminal's Ctrl+C is the runner's to handle; the keeper follows when its pipe closes.
+process.on('SIGINT', () => {});
+
+async function start(): Promise<void> {
+  await writeFile(join(orders.dataDir, KEEPER_PID_FILE), `${process.pid}\n`);
+  await copyTree(
+    join(orders.template, CLUSTER_FOLDER),
+    clusterOf(orders.dataDir),
+  );
+  await copyTree(
+    join(orders.template, PASSWORD_FILE),
+    join(orders.dataDir, PASSWORD_FILE),
+  );
+  // As root PostgreSQL runs as `postgres`, which must pass through mkdtemp's 0700 folder.
+  if (userInfo().uid === 0) await chmod(orders.dataDir, 0o701);
+  const log: string[] = [];
+  try {
+    postgres = await PostgresProcess.start(
+      clusterOf(orders.dataDir),
+      orders.port,
+      (line) => log.push(line),
+    );
+  } catch {
+    say({ failed: log.join('\n').slice(-2_000) });
+    stop();
+    return;
+  }
+  await recordPostmasterOwner(orders.dataDir);
+  say({ ready: true });
+}
+
+starting = start().catch((error: unknown) => {
+  say({ failed: String(error) });
+  stop();
+});

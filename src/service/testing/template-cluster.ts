@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chmod,
+  mkdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { EMBEDDED_DATABASE_NAME } from '../database/embedded-database-url.js';
+import { OWNER_FILE } from '../database/stale-postmaster.js';
+import { freePort } from './free-port.js';
+import { isAlive } from './process-tree.js';
+
+/**
+ * The cluster every store starts from: initdb and CREATE DATABASE done once per machine and
+ * PostgreSQL version, kept stopped in the cache folder, and copied for each store (the
+ * service brings the schema up to date at boot, so the template holds no schema of a
+ * version). Copying it took a tenth of what initdb takes (docs/testing-against-plant-store.md).
+ */
+
+/** Bumped when what a template holds changes: older ones are then left unused. */
+const TEMPLATE_FORMAT = 1;
+/** Beside the cluster (embedded-postgres.ts's layout): its folder and its password file. */
+export const CLUSTER_FOLDER = 'postgres';
+export const PASSWORD_FILE = 'postgres-password';
+/** A template being built: its builder's pid follows, so a dead builder's can be removed. */
+export const BUILDING_PREFIX = 'building-';
+
+const run = promisify(execFile);
+/** initdb and a first start on a loaded 2-core machine: seconds; this is for a crowded one. */
+const BUILD_DEADLINE_MS = 180_000;
+/** A lock folder with no pid in it for this long was left by a process killed at once. */
+const LOCK_EMPTY_MS = 10_000;
+
+/** The system's temporary directory's `plant-store-cache-<uid>`: per user, beside the stores. */
+export function defaultCacheDir(): string {
+  return join(tmpdir(), `plant-store-cache-${userInfo().uid}`);
+}
+
+/** The embedded binaries' package version, read beside them (its exports hide package.json). */
+async function postgresVersion(): Promise<string> {
+  const { postgres } = (await import(
+    `@embedded-postgres/${platform()}-${arch()}`
+  )) as { postgres: string };
+  // <package>/native/bin/postgres
+  const manifest = join(dirname(dirname(dirname(postgres))), 'package.json');
+  return (JSON.parse(await readFile(manifest, 'utf8')) as { version: string })
+    .version;
+}
+
+/**
+ * Makes the cache folder. As root PostgreSQL runs as `postgres`, which must pass through
+ * it to build a template: others may traverse it, not list it.
+ */
+export async function makeCacheDir(cacheDir: string): Promise<void> {
+  await mkdir(cacheDir, { recursive: true, mode: 0o711 });
+  if (userInfo().uid === 0) {
+    const { mode } = await stat(cacheDir);
+    await chmod(cacheDir, (mode & 0o7777) | 0o001);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * `cp -a`: PostgreSQL refuses a cluster it does not own, and as root the cluster belongs
+ * to `postgres`, which Node's fs.cp would not keep.
+ */
+export async function copyTree(from: string, to: string): Promise<void> {
+  await run('cp', ['-a', from, to]);
+}
+
+async function buildTemplate(
+  cacheDir: string,
+  template: string,
+): Promise<void> {
+  const building = join(
+    cacheDir,
+    `${BUILDING_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
+  try {
+    const { EmbeddedPostgresServer } =
+      await import('../database/embedded-postgres.js');
+    const server = await EmbeddedPostgresServer.start({
+      dataDir: building,
+      port: await freePort(),
+      database: EMBEDDED_DATABASE_NAME,
+      onLog: () => {},
+    });
+    // A fast shutdown leaves a clean cluster: no recovery when a copy starts.
+    await server.stop();
+    await rm(join(building, OWNER_FILE), { force: true });
+    // Atomic: a store never copies half a template.
+    await rename(building, template);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
+}
+
+/** The lock's holder, written into it: a lock whose holder is gone is taken over. */
+async function lockIsStale(lock: string): Promise<boolean> {
+  const holder = Number.parseInt(
+    await readFile(join(lock, 'pid'), 'utf8').catch(() => ''),
+    10,
+  );
+  if (Number.isInteger(holder) && holder > 0) return !isAlive(holder);
+  // Made a moment ago, its pid not yet written; or left by a holder killed just then.
+  const info = await stat(lock).catch(() => undefined);
+  return info !== undefined && Date.now() - info.mtimeMs > LOCK_EMPTY_MS;
+}
+
+/**
+ * The template's folder for this PostgreSQL, built first if this machine has none. One
+ * process builds it (a lock folder) while the others starting at the same moment, four
+ * workers of a first run, wait for it: one initdb where each would have made its own.
+ */
+export async function templateCluster(cacheDir: string): Promise<string> {
+  const template = join(
+    cacheDir,
+    `postgres-${await postgresVersion()}-v${TEMPLATE_FORMAT}`,
+  );
+  const lock = `${template}.lock`;
+  const deadline = Date.now() + BUILD_DEADLINE_MS;
+  while (!(await exists(join(template, CLUSTER_FOLDER, 'PG_VERSION')))) {
+    const locked = await mkdir(lock).then(
+      () => true,
+      () => false,
+    );
+    if (locked) {
+      try {
+        await writeFile(join(lock, 'pid'), `${process.pid}\n`);
+        if (!(await exists(template))) await buildTemplate(cacheDir, template);
+      } finally {
+        await rm(lock, { recursive: true, force: true });
+      }
+    } else if (await lockIsStale(lock)) {
+      await rm(lock, { recursive: true, force: true });
+    } else {
+      if (Date.now() > deadline)
+        throw new Error(
+          `No template cluster in ${cacheDir} after ${BUILD_DEADLINE_MS / 1000} s: ` +
+            `is another process stuck building it? Remove ${lock} to build anew.`,
+        );
+      await sleep(100);
+    }
+  }
+  return template;
+}
