@@ -22,9 +22,24 @@ const BODY = Buffer.alloc(2 * 1024 * 1024, 'a');
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const BEARER = { Authorization: `Bearer ${TOKEN}` };
 
+const BEARER_JSON = { ...BEARER, ...JSON_TYPE };
+
 interface EarlyCase {
   status: number;
   upload: (url: string) => Upload;
+}
+
+/** A 2 MiB upload to `path` below the service's root, answered `status` before its body. */
+function early(
+  status: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): EarlyCase {
+  return {
+    status,
+    upload: (url) => ({ url: `${url}${path}`, method, headers, body: BODY }),
+  };
 }
 
 /** Sends the upload ATTEMPTS times with the client; what each attempt read, or its failure. */
@@ -82,65 +97,22 @@ describe('an answer sent before the body was read reaches every client (issue 40
   const base = (): string => service.url;
 
   const cases: ReadonlyArray<readonly [string, EarlyCase]> = [
-    [
-      '413 over the body limit',
-      {
-        status: 413,
-        upload: (url) => ({
-          url: `${url}/plants`,
-          method: 'POST',
-          headers: { ...BEARER, ...JSON_TYPE },
-          body: BODY,
-        }),
-      },
-    ],
+    ['413 over the body limit', early(413, 'POST', '/plants', BEARER_JSON)],
     [
       '415 for another media type',
-      {
-        status: 415,
-        upload: (url) => ({
-          url: `${url}/plants`,
-          method: 'POST',
-          headers: { ...BEARER, 'Content-Type': 'text/plain' },
-          body: BODY,
-        }),
-      },
+      early(415, 'POST', '/plants', {
+        ...BEARER,
+        'Content-Type': 'text/plain',
+      }),
     ],
-    [
-      '401 without a token',
-      {
-        status: 401,
-        upload: (url) => ({
-          url: `${url}/plants`,
-          method: 'POST',
-          headers: JSON_TYPE,
-          body: BODY,
-        }),
-      },
-    ],
+    ['401 without a token', early(401, 'POST', '/plants', JSON_TYPE)],
     [
       '404 at a path with no route',
-      {
-        status: 404,
-        upload: (url) => ({
-          url: `${url}/no-such-path`,
-          method: 'POST',
-          headers: { ...BEARER, ...JSON_TYPE },
-          body: BODY,
-        }),
-      },
+      early(404, 'POST', '/no-such-path', BEARER_JSON),
     ],
     [
       '405 for another method at the route',
-      {
-        status: 405,
-        upload: (url) => ({
-          url: `${url}/plants`,
-          method: 'PUT',
-          headers: { ...BEARER, ...JSON_TYPE },
-          body: BODY,
-        }),
-      },
+      early(405, 'PUT', '/plants', BEARER_JSON),
     ],
   ];
   describe.each(cases)('%s', (_name, early) => {
@@ -164,15 +136,10 @@ describe('429 past a token rate limit, before the body was read', () => {
   });
   afterAll(() => service.close());
 
-  expectEveryClientReads(() => service.url, {
-    status: 429,
-    upload: (url) => ({
-      url: `${url}/plants`,
-      method: 'POST',
-      headers: { ...BEARER, ...JSON_TYPE },
-      body: BODY,
-    }),
-  });
+  expectEveryClientReads(
+    () => service.url,
+    early(429, 'POST', '/plants', BEARER_JSON),
+  );
 });
 
 describe("load shedding's 503, before the body was read", () => {
@@ -213,15 +180,10 @@ describe("load shedding's 503, before the body was read", () => {
     await service.close();
   });
 
-  expectEveryClientReads(() => service.url, {
-    status: 503,
-    upload: (url) => ({
-      url: `${url}/plants`,
-      method: 'POST',
-      headers: { ...BEARER, ...JSON_TYPE },
-      body: BODY,
-    }),
-  });
+  expectEveryClientReads(
+    () => service.url,
+    early(503, 'POST', '/plants', BEARER_JSON),
+  );
 });
 
 /** A raw connection; with allowHalfOpen it goes on writing after the server's end. */
