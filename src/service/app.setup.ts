@@ -4,9 +4,9 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { openFrontDoor } from './front-door.js';
-import { expressAdapter } from './http-server/express-door.js';
-import { fastifyAdapter } from './http-server/fastify-door.js';
-import type { ServiceAdapter } from './http-server/service-adapter.js';
+import { expressAdapter } from './express-door.js';
+import { fastifyAdapter } from './fastify-door.js';
+import type { ServiceAdapter } from './service-adapter.js';
 
 /** The adapter HTTP_ADAPTER names: Express, the design's, unless told Fastify. */
 function serviceAdapter(env: Environment): ServiceAdapter {

@@ -15,7 +15,7 @@ import {
   refuseWithoutHost,
 } from './http-server/protocol-checks.js';
 import { securityHeaderValues } from './http-server/security-headers.js';
-import type { ServiceAdapter } from './http-server/service-adapter.js';
+import type { ServiceAdapter } from './service-adapter.js';
 import { earlyAnswerRule } from './http-server/unread-body.js';
 
 export type FrontDoorSettings = Pick<

@@ -71,7 +71,7 @@ describe('the front door reads in the order a request meets it (issue 41)', () =
   it.each(['express-door.ts', 'fastify-door.ts'])(
     "%s writes the adapter's own steps (6 to 10) in order",
     (file) => {
-      const steps = stepsOf(`src/service/http-server/${file}`);
+      const steps = stepsOf(`src/service/${file}`);
       expect(steps.length).toBeGreaterThanOrEqual(4);
       expect(steps).toEqual([...steps].sort((a, b) => a - b));
       expect(steps[0]).toBe(6);

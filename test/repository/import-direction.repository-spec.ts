@@ -27,9 +27,13 @@ const LAYERS: readonly string[] = [
   'service/cli',
   'service/testcontainers',
   'service/testing',
-  // Its composition: createApp, the front door, the root module.
+  // Its composition: createApp, the front door and each adapter's steps of it, the root
+  // module.
   'service/app.setup.ts',
   'service/front-door.ts',
+  'service/express-door.ts',
+  'service/fastify-door.ts',
+  'service/service-adapter.ts',
   'service/app.module.ts',
   // What only the service has.
   'service/health',

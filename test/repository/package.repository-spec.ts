@@ -159,9 +159,19 @@ describe('the packed package, installed and imported by name', () => {
       (name) => optional[name]?.optional === true,
     );
     expect(optionalPeers).toContain('@nestjs/event-emitter');
-    expect(optionalPeers).toContain(HOST_ADAPTER);
-    for (const name of optionalPeers.filter((peer) => peer !== HOST_ADAPTER))
+    for (const name of optionalPeers)
       expect(existsSync(join(folder, 'node_modules', name)), name).toBe(false);
+    // Express is the service's own adapter by default (issue 41), so a dependency: with the
+    // host's, npm keeps one copy.
+    expect(Object.keys(manifest.dependencies ?? {})).toContain(HOST_ADAPTER);
+    const adapters = await run(
+      'npm',
+      ['ls', HOST_ADAPTER, '--all', '--parseable'],
+      { cwd: folder },
+    );
+    expect(adapters.stdout.trim().split('\n')).toEqual([
+      join(root, 'node_modules', HOST_ADAPTER),
+    ]);
     expect(
       Object.keys(manifest.dependencies ?? {}).filter((name) =>
         FRAMEWORK.includes(name),

@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
-import type { HttpAdapterName } from '../config/environment.js';
+import type { HttpAdapterName } from './config/environment.js';
 
 /** What the adapter's own steps of the front door (6-10) are given, worked out once. */
 export interface AdapterDoorSettings {

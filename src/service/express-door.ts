@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { RequestTiming } from '../http-metrics/request-timing.js';
-import { shedAtExpressRoute } from '../load-shedding/create-route.js';
-import { RequestLog } from '../logging/request-log.js';
-import { isDocumentationPath, setupOpenApi } from '../openapi/openapi.js';
-import { isReadMethod, OTHER_THAN_READ } from './read-only-path.js';
+import { RequestTiming } from './http-metrics/request-timing.js';
+import { shedAtExpressRoute } from './load-shedding/create-route.js';
+import { RequestLog } from './logging/request-log.js';
+import { isDocumentationPath, setupOpenApi } from './openapi/openapi.js';
+import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
 import { enableCors, type ServiceAdapter } from './service-adapter.js';
-import type { ServerSettings } from './service-server.js';
-import { TimedExpressAdapter } from './timed-express.adapter.js';
+import type { ServerSettings } from './http-server/service-server.js';
+import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
 
 /** The service on @nestjs/platform-express, the design's platform (the default). */
 export function expressAdapter(settings: ServerSettings): ServiceAdapter {

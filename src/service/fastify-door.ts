@@ -1,14 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
-import { RequestTiming } from '../http-metrics/request-timing.js';
-import { shedAtFastifyRoute } from '../load-shedding/create-route.js';
-import { RequestLog } from '../logging/request-log.js';
-import { routeActiveServerSpan } from '../tracing/server-span-route.js';
-import { isDocumentationPath, setupOpenApi } from '../openapi/openapi.js';
-import { isReadMethod, OTHER_THAN_READ } from './read-only-path.js';
+import { RequestTiming } from './http-metrics/request-timing.js';
+import { shedAtFastifyRoute } from './load-shedding/create-route.js';
+import { RequestLog } from './logging/request-log.js';
+import { routeActiveServerSpan } from './tracing/server-span-route.js';
+import { isDocumentationPath, setupOpenApi } from './openapi/openapi.js';
+import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
 import { enableCors, type ServiceAdapter } from './service-adapter.js';
-import type { ServerSettings } from './service-server.js';
-import { TimedFastifyAdapter } from './timed-fastify.adapter.js';
+import type { ServerSettings } from './http-server/service-server.js';
+import { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 
 /** The service on @nestjs/platform-fastify (HTTP_ADAPTER=fastify). */
 export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
