@@ -1,22 +1,20 @@
 import type { ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../../test-kit/free-port.mjs';
 import {
   type NodeProcessOptions,
   productionNodeFlags,
   startNodeProcess,
 } from '../../test-kit/node-process.mjs';
+import { adapterUnderTest } from './adapter-under-test.js';
+import { TEST_TOKENS } from './tokens.js';
 
 /**
  * The built service (`npm run build`) as its own process, the way start:prod runs it: with
  * production's Node flags (V8's heap sizing and compilers), which decide its memory and
  * its pauses under load.
  */
-/** HTTP_ADAPTER as the test project sets it, for every service a spec starts. */
-export function adapterUnderTest(): { HTTP_ADAPTER?: string } {
-  const adapter = process.env.HTTP_ADAPTER;
-  return adapter === undefined ? {} : { HTTP_ADAPTER: adapter };
-}
-
 export class ServiceProcess {
   private output = '';
   private readonly child: ChildProcess;
@@ -106,4 +104,54 @@ export class ServiceProcess {
     if (this.child.exitCode === null) this.child.kill(signal);
     return this.exited;
   }
+}
+
+/** A service that `startListening` started, and where it answers. */
+export interface ListeningService {
+  service: ServiceProcess;
+  port: number;
+  url: string;
+}
+
+/**
+ * The built service on `databaseUrl` with the test tokens, JSON logs and `settings` on top,
+ * on `port` (a free one unless given) of 127.0.0.1, once it accepts connections there
+ * (whatever its LOG_LEVEL lets it print; no request, so nothing is logged or traced).
+ */
+export async function startListening(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<ListeningService> {
+  const chosen = port ?? (await freePort());
+  const service = ServiceProcess.start({
+    DATABASE_URL: databaseUrl,
+    API_TOKENS: TEST_TOKENS.join(','),
+    PORT: String(chosen),
+    HOST: '127.0.0.1',
+    LOG_FORMAT: 'json',
+    ...settings,
+  });
+  const url = `http://127.0.0.1:${chosen}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (!service.isRunning)
+      throw new Error(`The service exited while starting:\n${service.text}`);
+    if (await accepts(chosen)) return { service, port: chosen, url };
+    if (Date.now() > deadline)
+      throw new Error(`The service never answered at ${url}:\n${service.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether 127.0.0.1:`port` accepts a TCP connection (closed at once, with no request). */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../../test-kit/free-port.mjs';
-import { ServiceProcess } from '../service-process.js';
+import { type ServiceProcess, startListening } from '../service-process.js';
 import { type OwnPostgres, useOwnPostgres } from '../own-postgres.js';
 import type { TestPostgres } from '../test-postgres.js';
-import { TEST_TOKENS, TOKEN } from '../tokens.js';
+import { TOKEN } from '../tokens.js';
 import { Ledger } from './ledger.js';
 import { sendPlant } from './load.js';
 
@@ -21,19 +20,13 @@ export async function startService(
   settings: Record<string, string> = {},
   port?: number,
 ): Promise<RunningService> {
-  const chosen = port ?? (await freePort());
-  const service = ServiceProcess.start({
-    DATABASE_URL: databaseUrl,
-    API_TOKENS: TEST_TOKENS.join(','),
-    PORT: String(chosen),
-    HOST: '127.0.0.1',
-    LOG_FORMAT: 'json',
-    LOG_LEVEL: 'warn',
-    ...settings,
-  });
-  const url = `http://127.0.0.1:${chosen}`;
-  await untilReady(service, url);
-  return { process: service, port: chosen, url };
+  const running = await startListening(
+    databaseUrl,
+    { LOG_LEVEL: 'warn', ...settings },
+    port,
+  );
+  await untilReady(running.service, running.url);
+  return { process: running.service, port: running.port, url: running.url };
 }
 
 /** A PostgreSQL of its own for a describe block (test/support/own-postgres.ts). */
