@@ -6,9 +6,30 @@ import {
   isDatabaseUnavailable,
 } from './database-errors.js';
 
-/** TypeORM's pg pool: reached directly so that a silent connection can be thrown away. */
+const listened = new WeakSet<Pool>();
+const heard = Symbol('heard');
+
+/**
+ * TypeORM's pg pool: reached directly so that a silent connection can be thrown away. From
+ * the first time a pool is seen here, each connection it hands out keeps an 'error' listener
+ * for good: pg-pool takes its own off as it hands one out, and a connection the server ends
+ * in the same read as its first ReadyForQuery (pg_terminate_backend while it starts) would
+ * emit 'error' before its borrower could listen, which Node makes an uncaught exception. The
+ * borrower learns of the loss from its query, which fails.
+ */
 export function poolOf(dataSource: DataSource): Pool {
-  return (dataSource.driver as PostgresDriver).master as Pool;
+  const pool = (dataSource.driver as PostgresDriver).master as Pool;
+  if (!listened.has(pool)) {
+    listened.add(pool);
+    pool.on('acquire', keepListening);
+  }
+  return pool;
+}
+
+function keepListening(client: PoolClient & { [heard]?: true }): void {
+  if (client[heard]) return;
+  client[heard] = true;
+  client.on('error', () => undefined);
 }
 
 /**
