@@ -19,12 +19,16 @@ export class WriteCircuitModule {
       {
         provide: WriteCircuit,
         inject: [getDataSourceToken(dataSource)],
-        useFactory: (source: DataSource) =>
-          new WriteCircuit(
+        useFactory: (source: DataSource) => {
+          // Every connection the pool hands out from now on, whoever borrows it, keeps an
+          // 'error' listener (poolOf says why); later if the DataSource opens later.
+          if (source.isInitialized) poolOf(source);
+          return new WriteCircuit(
             () => poolOf(source),
             WRITE_CIRCUIT_DEFAULTS,
             schemaQualified(source, 'commit_probe'),
-          ),
+          );
+        },
       },
     ],
     exports: [WriteCircuit],
