@@ -16,7 +16,7 @@ import {
 } from './http-server/protocol-checks.js';
 import { securityHeaderValues } from './http-server/security-headers.js';
 import type { ServiceAdapter } from './service-adapter.js';
-import { earlyAnswerRule } from './http-server/unread-body.js';
+import { earlyAnswerRule } from './http-server/early-answer.js';
 
 export type FrontDoorSettings = Pick<
   Environment,
