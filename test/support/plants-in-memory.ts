@@ -113,7 +113,10 @@ export class TaglessPlantEntity {
 
 export async function plantsOn(
   table: FakePlantsTable,
-  options: { databaseRequestTimeoutMs?: number } = {},
+  options: {
+    databaseRequestTimeoutMs?: number;
+    insertQueueLimit?: number;
+  } = {},
   entity: typeof PlantEntity | typeof TaglessPlantEntity = PlantEntity,
   /** The host's EventEmitter2, when it imported EventEmitterModule. */
   emitter?: { emit(event: string, payload: unknown): boolean },

@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { retryingLostConnection } from '../database/database-errors.js';
+import {
+  InsertClientGoneError,
+  InsertQueueFullError,
+} from './insert-refusals.js';
 import { CreateTracing } from './create-tracing.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -96,9 +100,13 @@ export class PlantsService {
     tracing?: CreateTracing,
   ): Promise<Plant> {
     const deadline = Date.now() + this.settings.databaseRequestTimeoutMs;
-    return retryingLostConnection(() =>
-      this.createOrReplay(newPlant, deadline, clientGone, tracing),
-    );
+    try {
+      return await retryingLostConnection(() =>
+        this.createOrReplay(newPlant, deadline, clientGone, tracing),
+      );
+    } catch (error) {
+      throw toApiError(error);
+    }
   }
 
   private async createOrReplay(
@@ -135,4 +143,11 @@ export class PlantsService {
     tracing?.decided('replayed');
     return Plant.of(stored.name, stored.tag);
   }
+}
+
+/** The batcher's refusals as the Error answers they get; anything else as it is. */
+function toApiError(error: unknown): unknown {
+  if (error instanceof InsertQueueFullError) return ApiError.overloaded();
+  if (error instanceof InsertClientGoneError) return ApiError.clientGone();
+  return error;
 }
