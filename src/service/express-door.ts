@@ -3,9 +3,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { RequestTiming } from './http-metrics/request-timing.js';
 import { shedAtExpressRoute } from './load-shedding/create-route.js';
 import { RequestLog } from './logging/request-log.js';
-import { isDocumentationPath, setupOpenApi } from './openapi/openapi.js';
-import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
-import { enableCors, type ServiceAdapter } from './service-adapter.js';
+import { setupOpenApi } from './openapi/openapi.js';
+import { OTHER_THAN_READ } from './http-server/read-only-path.js';
+import { atDoor, enableCors, type ServiceAdapter } from './service-adapter.js';
 import type { ServerSettings } from './http-server/service-server.js';
 import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
 
@@ -29,11 +29,9 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
       app.set('etag', false);
       // 6. CORS when CORS_ORIGINS is set (Nest's middleware, ahead of every one of ours).
       enableCors(app, corsOrigins);
-      // 6, 8, 9. One middleware for every request: the security headers; then, on every
-      //    path but the documentation's, the request log and id, and the request timing.
-      //    The documentation's paths are read-only (any other method is 405 here) and are
-      //    neither logged nor timed. Plain Express middleware (Nest's app.use()), not a
-      //    MiddlewareConsumer's, which Express would match against a pattern per request.
+      // 6, 8, 9. One middleware for every request: the security headers, then what atDoor
+      //    says. Plain Express middleware (Nest's app.use()), not a MiddlewareConsumer's,
+      //    which Express would match against a pattern per request.
       const headers = new Map(Object.entries(securityHeaders));
       const log = app.get(RequestLog);
       const timing = app.get(RequestTiming);
@@ -44,10 +42,11 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
           next: () => void,
         ) => {
           response.setHeaders(headers);
-          if (!isDocumentationPath(request.url ?? '')) {
+          const path = atDoor(request.url ?? '', request.method);
+          if (path === 'followed') {
             log.follow(request, response);
             timing.follow(request, response);
-          } else if (!isReadMethod(request.method)) {
+          } else if (path === 'refused') {
             OTHER_THAN_READ.writeTo(response);
             return;
           }

@@ -4,9 +4,9 @@ import { RequestTiming } from './http-metrics/request-timing.js';
 import { shedAtFastifyRoute } from './load-shedding/create-route.js';
 import { RequestLog } from './logging/request-log.js';
 import { routeActiveServerSpan } from './tracing/server-span-route.js';
-import { isDocumentationPath, setupOpenApi } from './openapi/openapi.js';
-import { isReadMethod, OTHER_THAN_READ } from './http-server/read-only-path.js';
-import { enableCors, type ServiceAdapter } from './service-adapter.js';
+import { setupOpenApi } from './openapi/openapi.js';
+import { OTHER_THAN_READ } from './http-server/read-only-path.js';
+import { atDoor, enableCors, type ServiceAdapter } from './service-adapter.js';
 import type { ServerSettings } from './http-server/service-server.js';
 import { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 
@@ -30,20 +30,18 @@ export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
       // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours).
       enableCors(app, corsOrigins);
       // 6, 8, 9. One hook for every request: the security headers, set on Fastify's reply
-      //    so that they go out with its own in one `writeHead`; then, on every path but the
-      //    documentation's, the request log and id, and the request timing. The
-      //    documentation's paths are read-only (any other method is 405 here) and are
-      //    neither logged nor timed.
+      //    so that they go out with its own in one `writeHead`, then what atDoor says.
       const log = app.get(RequestLog);
       const timing = app.get(RequestTiming);
       fastify.addHook('onRequest', (request, reply, done) => {
         reply.headers(securityHeaders);
-        if (!isDocumentationPath(request.url)) {
+        const path = atDoor(request.url, request.method);
+        if (path === 'followed') {
           log.follow(request, reply);
           timing.follow(request, reply.raw);
           // Fastify knows the route here; Express by the answer (server-spans.ts).
           routeActiveServerSpan(request);
-        } else if (!isReadMethod(request.method)) {
+        } else if (path === 'refused') {
           OTHER_THAN_READ.sendThrough(reply);
           return;
         }

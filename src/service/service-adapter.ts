@@ -2,6 +2,8 @@ import type { RequestListener } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import type { HttpAdapterName } from './config/environment.js';
+import { isReadMethod } from './http-server/read-only-path.js';
+import { isDocumentationPath } from './openapi/openapi.js';
 
 /** What the adapter's own steps of the front door (6-10) are given, worked out once. */
 export interface AdapterDoorSettings {
@@ -40,4 +42,18 @@ export function enableCors(
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
   });
+}
+
+/**
+ * What the adapter's hook for every request (steps 8-9) does with one, the same on both
+ * adapters: a request on any path but the documentation's is followed (its log and id, its
+ * timing); the documentation's paths are read-only, neither logged nor timed, and any other
+ * method than a read is refused there (405, OTHER_THAN_READ).
+ */
+export function atDoor(
+  url: string,
+  method: string | undefined,
+): 'followed' | 'documentation' | 'refused' {
+  if (!isDocumentationPath(url)) return 'followed';
+  return isReadMethod(method) ? 'documentation' : 'refused';
 }
