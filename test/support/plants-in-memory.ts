@@ -33,6 +33,8 @@ export const refused = () =>
 export class FakePlantsTable {
   readonly rows = new Map<string, PlantRow>();
   readonly statements: string[] = [];
+  /** The id of every row an INSERT sent carried, in order, answered or not. */
+  readonly sentIds: string[] = [];
   failures: Error[] = [];
   hung = false;
   /** Connections refused: WriteCircuit's probes fail too. */
@@ -74,18 +76,19 @@ export class FakePlantsTable {
       return { rows: [] };
     }
     this.statements.push(sql);
+    const insert =
+      /^\s*INSERT INTO "plants".*ON CONFLICT \("id"\) DO NOTHING/s.test(sql);
+    // A batch of rows (unnest of three arrays), or one row (VALUES).
+    const [ids, names, tags] = (
+      insert && Array.isArray(parameters[0])
+        ? parameters
+        : parameters.map((value) => [value])
+    ) as string[][];
+    if (insert) this.sentIds.push(...ids);
     if (this.hung) return new Promise(() => {});
     const failure = this.failures.shift();
     if (failure !== undefined) throw failure;
-    if (
-      /^\s*INSERT INTO "plants".*ON CONFLICT \("id"\) DO NOTHING/s.test(sql)
-    ) {
-      // A batch of rows (unnest of three arrays), or one row (VALUES).
-      const [ids, names, tags] = (
-        Array.isArray(parameters[0])
-          ? parameters
-          : parameters.map((value) => [value])
-      ) as string[][];
+    if (insert) {
       const written = ids.filter((id, index) => {
         if (this.rows.has(id) || this.vanished.has(id)) return false;
         this.rows.set(id, { id, name: names[index], tag: tags[index] });

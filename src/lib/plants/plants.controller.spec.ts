@@ -172,6 +172,9 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     const refused = await failureOf(controller.create(fern(3n), request));
     expect(refused).toEqual(ApiError.overloaded());
     await Promise.all([sent, waiting]);
+    // The refused create was never sent, then or later.
+    expect(table.sentIds).not.toContain('3');
+    expect(table.sentIds).toContain('1');
   });
 
   it('never writes the plant of a client that left before it was sent (499)', async () => {
