@@ -13,20 +13,17 @@
 //     above what the fastest server reaches, or the figures measure wrk.
 // Each server starts fresh for its turn (its peak RSS is its own), the order rotates per
 // round, and each turn is checked against the table.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { productionNodeFlags } from '../../test-kit/node-process.mjs';
 import { pinProcessTree } from '../../test-kit/process-tree.mjs';
 import { countRows, emptyTable, waitForQuiet } from './database.mjs';
+import { buildDocsStyleApp, DOCS_STYLE_APP } from './docs-style-app.mjs';
 import { coreTicks } from './machine.mjs';
 import {
   BARE_REFUSAL_SERVER,
   BASELINE_SERVER,
-  BENCH,
-  RESULTS,
-  ROOT,
   SERVICE_MAIN,
   serviceMainOf,
 } from './paths.mjs';
@@ -69,25 +66,16 @@ const REFERENCES = {
   'service, no flags': { args: [SERVICE_MAIN] },
   baseline: { args: [BASELINE_SERVER] },
   grouping: { args: [BASELINE_SERVER], env: { GROUP_INSERTS: '1' } },
-  'docs-style': { args: [join(RESULTS, 'servers', 'docs-style-app.js')] },
+  'docs-style': { args: [DOCS_STYLE_APP] },
   'service on fastify': {
     args: serviceArgs(),
     env: { HTTP_ADAPTER: 'fastify' },
   },
   'docs-style on fastify': {
-    args: [join(RESULTS, 'servers', 'docs-style-app.js')],
+    args: [DOCS_STYLE_APP],
     env: { HTTP_ADAPTER: 'fastify' },
   },
 };
-
-/** Compiles the docs-style app (TypeScript, decorators) into bench/results/servers. */
-function buildDocsStyleApp() {
-  execFileSync(
-    join(ROOT, 'node_modules', '.bin', 'tsc'),
-    ['-p', join(BENCH, 'servers', 'tsconfig.json')],
-    { cwd: ROOT, stdio: ['ignore', 2, 2] },
-  );
-}
 
 async function turn(
   ctx,

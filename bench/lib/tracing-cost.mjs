@@ -4,21 +4,19 @@
 // no SDK loaded), on with every request sampled, on at 1% (parentbased_traceidratio), each
 // exporting OTLP/HTTP protobuf to the sink; with `versus`, a build from before tracing too
 // (today's service, to show what "off" costs). Each round runs one turn per variant, the
-// order rotating; each turn starts a fresh service, warms it up, then measures the CPU per
-// create at c=64. Printed per round and as medians of the per-round ratios to "off".
-import { execFileSync } from 'node:child_process';
+// order rotating; each turn (bench/lib/pinned-turn.mjs) starts a fresh service on an empty
+// table, warms it up, then measures the CPU per create at c=64. Printed per round and as medians of the per-round ratios to "off".
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { pinProcessTree } from '../../test-kit/process-tree.mjs';
-import { measuredClosedLoop, closedLoop } from './closed-loop.mjs';
-import { emptyTable, waitForQuiet } from './database.mjs';
 import { RESULTS, SERVICE_MAIN, serviceMainOf } from './paths.mjs';
-import { benchmarkSettings, serviceArgs, startServer } from './servers.mjs';
+import {
+  pinLoadAndDatabase,
+  pinnedTurn,
+  rotatingRounds,
+} from './pinned-turn.mjs';
 import { median } from './stats.mjs';
 
 const CONNECTIONS = 64;
-const SERVER_CPU = '1';
-const OTHER_CPU = '0';
 
 /** A collector that takes every export and answers at once (OTLP's empty success). */
 async function startOtlpSink() {
@@ -68,43 +66,23 @@ function variantsOf(endpoint, versus) {
   ];
 }
 
-/** This process's own threads (not its children: the services) on `cpus`. */
-function pinSelf(cpus) {
-  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], {
-    stdio: 'ignore',
-  });
-}
-
 async function turn(ctx, variant, { warmupSeconds, seconds }) {
-  const server = await startServer({
-    name: `service, tracing ${variant.name}`,
-    args: serviceArgs(ctx.serviceFlags, variant.main),
-    env: benchmarkSettings(ctx.databaseUrl, ctx.token, variant.env),
-    logFile: join(RESULTS, 'tracing-cost-service.log'),
-  });
-  try {
-    pinProcessTree(server.pid, SERVER_CPU);
-    const load = {
-      url: server.url,
-      token: ctx.token,
-      workload: ctx.workload,
+  const measured = await pinnedTurn(
+    ctx,
+    { ...variant, name: `service, tracing ${variant.name}` },
+    {
+      flags: ctx.serviceFlags,
       connections: CONNECTIONS,
-    };
-    await emptyTable(ctx.pool);
-    await closedLoop({ ...load, seconds: warmupSeconds });
-    await waitForQuiet(ctx.pool);
-    const measured = await measuredClosedLoop(server.pid, {
-      ...load,
+      warmupSeconds,
       seconds,
-    });
-    return {
-      cpuUsPerCreate: measured.cpuMsPerAnswer * 1000,
-      rps: measured.run.okIds.length / measured.run.seconds,
-      errors: measured.answered - measured.run.okIds.length,
-    };
-  } finally {
-    await server.stop();
-  }
+      logFile: join(RESULTS, 'tracing-cost-service.log'),
+    },
+  );
+  return {
+    cpuUsPerCreate: measured.cpuMsPerAnswer * 1000,
+    rps: measured.run.okIds.length / measured.run.seconds,
+    errors: measured.answered - measured.run.okIds.length,
+  };
 }
 
 /**
@@ -118,25 +96,18 @@ export async function tracingCost(
   const sink = await startOtlpSink();
   const variants = variantsOf(sink.endpoint, versus);
   const turns = Object.fromEntries(variants.map(({ name }) => [name, []]));
-  pinSelf(OTHER_CPU);
-  pinProcessTree(ctx.postmasterPid, OTHER_CPU);
+  const unpin = pinLoadAndDatabase(ctx);
   try {
-    for (let round = 0; round < rounds; round += 1) {
-      const order = variants.map(
-        (_, i) => variants[(i + round) % variants.length],
+    await rotatingRounds(variants, rounds, async (variant, round) => {
+      const result = await turn(ctx, variant, { warmupSeconds, seconds });
+      turns[variant.name].push(result);
+      log(
+        `tracing round ${round + 1}, ${variant.name}: ${result.cpuUsPerCreate.toFixed(0)} us CPU per create, ` +
+          `${result.rps.toFixed(0)} req/s, ${result.errors} errors`,
       );
-      for (const variant of order) {
-        const result = await turn(ctx, variant, { warmupSeconds, seconds });
-        turns[variant.name].push(result);
-        log(
-          `tracing round ${round + 1}, ${variant.name}: ${result.cpuUsPerCreate.toFixed(0)} us CPU per create, ` +
-            `${result.rps.toFixed(0)} req/s, ${result.errors} errors`,
-        );
-      }
-    }
+    });
   } finally {
-    pinSelf('0,1');
-    pinProcessTree(ctx.postmasterPid, '0,1');
+    unpin();
     await sink.close();
   }
   const summary = variants.map(({ name }) => {

@@ -4,29 +4,28 @@
 //   refuse  the built service refusing every create (CREATE_CONCURRENCY_LIMIT=1, no waiting);
 //   floor   bench/servers/bare-refusal-server.mjs: node:http answering the same 503 and nothing else.
 // The service on each adapter (HTTP_ADAPTER): express, its default, then fastify.
-// Each runs alone on core 1 (taskset), the load generator and PostgreSQL on core 0, with
-// the flags of `npm run start:prod`, on an empty table after a checkpoint and a 2 s warm-up;
-// each round takes the servers in a new order. Twice the
+// Each turn is bench/lib/pinned-turn.mjs's: alone on core 1, the load generator and
+// PostgreSQL on core 0, with the flags of `npm run start:prod`, on an empty table after a
+// checkpoint and a 2 s warm-up; each round takes the servers in a new order. Twice the
 // service's capacity leaves (1 - 2p) / (1 - p) of it for creates when p, a refusal's cost
 // over a create's, is paid on the same main thread.
 //
 //   node bench/scenarios/refusal-cost.mjs [--connections 256] [--seconds 5] [--rounds 3]
 import { join } from 'node:path';
-import { pinProcessTree } from '../../test-kit/process-tree.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
-import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
-import { checkpoint, emptyTable, tableExists } from '../lib/database.mjs';
 import { BARE_REFUSAL_SERVER, RESULTS, SERVICE_MAIN } from '../lib/paths.mjs';
+import {
+  pinLoadAndDatabase,
+  pinnedTurn,
+  rotatingRounds,
+} from '../lib/pinned-turn.mjs';
 import { openRunContext } from '../lib/run-context.mjs';
-import { serviceArgs, startServer } from '../lib/servers.mjs';
 import { CleanUps } from '../lib/clean-ups.mjs';
 
 const options = commandLine({
   numbers: { connections: 256, seconds: 5, rounds: 3 },
 });
 const log = logger('refusal-cost');
-const SERVER_CPU = '1';
-const OTHER_CPU = '0';
 
 const ADAPTERS = ['express', 'fastify'];
 const servers = [
@@ -50,43 +49,18 @@ const servers = [
 ];
 
 async function measure(server, ctx) {
-  // The same table for each: empty, just after a checkpoint. One measured after another
-  // server's creates would otherwise pay for the rows and the WAL they left.
-  // (The first service's start migrates it.)
-  if (await tableExists(ctx.pool)) await emptyTable(ctx.pool);
-  await checkpoint(ctx.pool);
-  const started = await startServer({
-    name: server.name,
-    args: serviceArgs([], server.main),
-    env: {
-      DATABASE_URL: ctx.databaseUrl,
-      API_TOKENS: ctx.token,
-      ...server.env,
-    },
+  const window = await pinnedTurn(ctx, server, {
+    connections: options.connections,
+    warmupSeconds: 2,
+    seconds: options.seconds,
     logFile: join(RESULTS, `refusal-cost-${server.name.replace(' ', '-')}.log`),
   });
-  try {
-    pinProcessTree(started.pid, SERVER_CPU);
-    const load = {
-      url: started.url,
-      token: ctx.token,
-      workload: ctx.workload,
-      connections: options.connections,
-    };
-    await closedLoop({ ...load, seconds: 2 });
-    const window = await measuredClosedLoop(started.pid, {
-      ...load,
-      seconds: options.seconds,
-    });
-    return {
-      statuses: window.run.statuses,
-      perSecond: window.answered / window.run.seconds,
-      cpuUs: window.cpuMsPerAnswer * 1000,
-      mainUs: window.mainThreadCpuMsPerAnswer * 1000,
-    };
-  } finally {
-    await started.stop();
-  }
+  return {
+    statuses: window.run.statuses,
+    perSecond: window.answered / window.run.seconds,
+    cpuUs: window.cpuMsPerAnswer * 1000,
+    mainUs: window.mainThreadCpuMsPerAnswer * 1000,
+  };
 }
 
 const cleanUps = new CleanUps(log);
@@ -98,21 +72,18 @@ try {
     log,
     cleanUps,
   });
-  pinProcessTree(process.pid, OTHER_CPU);
-  pinProcessTree(ctx.postmasterPid, OTHER_CPU);
+  const unpin = pinLoadAndDatabase(ctx);
+  cleanUps.add(async () => unpin());
   const results = Object.fromEntries(servers.map(({ name }) => [name, []]));
-  for (let round = 0; round < options.rounds; round += 1) {
-    for (const [i] of servers.entries()) {
-      const server = servers[(i + round) % servers.length];
-      const result = await measure(server, ctx);
-      results[server.name].push(result);
-      process.stdout.write(
-        `round ${round + 1} ${server.name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(6)} answers/s ` +
-          `${JSON.stringify(result.statuses)}, CPU ${result.cpuUs.toFixed(1)} us per answer ` +
-          `(main thread ${result.mainUs.toFixed(1)})\n`,
-      );
-    }
-  }
+  await rotatingRounds(servers, options.rounds, async (server, round) => {
+    const result = await measure(server, ctx);
+    results[server.name].push(result);
+    process.stdout.write(
+      `round ${round + 1} ${server.name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(6)} answers/s ` +
+        `${JSON.stringify(result.statuses)}, CPU ${result.cpuUs.toFixed(1)} us per answer ` +
+        `(main thread ${result.mainUs.toFixed(1)})\n`,
+    );
+  });
   const median = (name) => {
     const sorted = results[name].map((r) => r.mainUs).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)];

@@ -1,0 +1,2 @@
+export const DOCS_STYLE_APP: string;
+export function buildDocsStyleApp(): void;
