@@ -3,12 +3,19 @@ import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import {
   DatabaseDeadlineError,
+  DatabaseDownError,
   isDatabaseUnavailable,
 } from './database-errors.js';
 
-/** TypeORM's pg pool: reached directly so that a silent connection can be thrown away. */
+/**
+ * TypeORM's pg pool: reached directly so that a silent connection can be thrown away.
+ * DatabaseDownError while the DataSource has none yet (a service that started listening
+ * before its database answered): a write is then refused as while the database is down.
+ */
 export function poolOf(dataSource: DataSource): Pool {
-  return (dataSource.driver as PostgresDriver).master as Pool;
+  const pool = (dataSource.driver as PostgresDriver).master as Pool | undefined;
+  if (pool === undefined) throw new DatabaseDownError();
+  return pool;
 }
 
 /**
