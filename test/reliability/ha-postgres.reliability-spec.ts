@@ -1,6 +1,3 @@
-import pg from 'pg';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { eventually } from '../support/poll.js';
 import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
 import { startLoad } from '../support/reliability/load.js';
 import {
@@ -8,7 +5,9 @@ import {
   ensureHaPostgres,
   HaPostgres,
   type PatroniNode,
+  untilReplayed,
 } from '../support/reliability/patroni.js';
+import { backAfter, watch } from '../support/reliability/watch.js';
 import { percentile } from '../../test-kit/percentile.mjs';
 import {
   type RunningService,
@@ -24,49 +23,12 @@ const RETRY_PAUSE_MS = 100;
 const ANSWER_WITHIN_MS = 10_000;
 const REFUSED_P99_MS = 500;
 const CREATES_AFTER_COMMIT_MS = 1_000;
-const READY_BEFORE_CREATE_MS = 1_000;
+// Issue 21's bound on readiness, now GET /health's: readiness no longer asks the database.
+const HEALTHY_BEFORE_CREATE_MS = 1_000;
 const DATABASE_503 = {
   error: 503,
   message: 'The database is unavailable; retry later.',
 };
-
-/** Something observed again and again until stopped, each observation timed. */
-interface Watch<T> {
-  seen: { value: T; at: number }[];
-  stop(): Promise<void>;
-}
-
-function watch<T>(everyMs: number, observe: () => Promise<T>): Watch<T> {
-  let running = true;
-  const seen: { value: T; at: number }[] = [];
-  const loop = (async () => {
-    while (running) {
-      const started = performance.now();
-      const value = await observe();
-      seen.push({ value, at: performance.now() });
-      const pause = everyMs - (performance.now() - started);
-      if (pause > 0) await sleep(pause);
-    }
-  })();
-  return {
-    seen,
-    async stop() {
-      running = false;
-      await loop;
-    },
-  };
-}
-
-/** The first failure after `from`, then the first success after it: an outage's end. */
-function backAfter<T>(
-  events: { ok: boolean; at: number; value?: T }[],
-  from: number,
-): { failedAt: number; backAt: number } | undefined {
-  const failed = events.find(({ ok, at }) => !ok && at >= from);
-  if (failed === undefined) return undefined;
-  const back = events.find(({ ok, at }) => ok && at > failed.at);
-  return back && { failedAt: failed.at, backAt: back.at };
-}
 
 interface EventFigures {
   event: string;
@@ -106,14 +68,16 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       ledgerStart + at;
 
     const commits = watch<Commit>(50, () => ha.commit(1_000));
-    const readiness = watch(100, () =>
-      fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(5_000) })
+    const status = (path: string) => () =>
+      fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) })
         .then(async (answer) => {
           await answer.arrayBuffer();
           return answer.status;
         })
-        .catch(() => 0),
-    );
+        .catch(() => 0);
+    const health = watch(100, status('/health'));
+    // Issue 42: a replica whose database is down stays ready, so a balancer keeps it.
+    const readiness = watch(250, status('/health/ready'));
     // For the printed figures only: coarser, to leave the shared CPU to the rest.
     const leaders = watch(250, async () => (await ha.leader())?.name);
     const routes = watch(250, () => ha.balancer.states().catch(() => ({})));
@@ -171,7 +135,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
     } finally {
       await load.stop();
       await Promise.all(
-        [commits, readiness, leaders, routes].map((w) => w.stop()),
+        [commits, health, readiness, leaders, routes].map((w) => w.stop()),
       );
     }
 
@@ -202,7 +166,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
         at,
       );
       // The service's first create sent once the database was seen failing, and
-      // readiness's first 200 after its first 503 from then.
+      // /health's first 200 after its first 503 from then.
       const createdAt =
         commit &&
         Math.min(
@@ -213,7 +177,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       const ready =
         commit &&
         backAfter(
-          readiness.seen.map(({ value, at: seen }) => ({
+          health.seen.map(({ value, at: seen }) => ({
             ok: value === 200,
             at: seen,
           })),
@@ -253,9 +217,9 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
             list.filter((item) => item.at >= t && item.at < t + 250);
           const c = inBucket(creates);
           const k = inBucket(commits.seen);
-          const r = inBucket(readiness.seen);
+          const r = inBucket(health.seen);
           rows.push(
-            `${Math.round(t - at)}: creates ${c.filter((x) => x.ok).length}/${c.length} commits ${k.map(({ value }) => (value.ok ? 'ok' : 'x')).join('')} ready ${r.map(({ value }) => value).join(',')}`,
+            `${Math.round(t - at)}: creates ${c.filter((x) => x.ok).length}/${c.length} commits ${k.map(({ value }) => (value.ok ? 'ok' : 'x')).join('')} health ${r.map(({ value }) => value).join(',')}`,
           );
         }
         const slow = ledger.attempts
@@ -277,7 +241,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       process.stdout.write(
         `[reliability] HA PostgreSQL, ${figure.event}: Patroni promoted at ${figure.promotedMs} ms, ` +
           `HAProxy routed at ${figure.routedMs} ms, a commit through HAProxy at ${figure.commitMs} ms, ` +
-          `a create at ${figure.createMs} ms, readiness 200 at ${figure.readyMs} ms; ` +
+          `a create at ${figure.createMs} ms, /health 200 at ${figure.readyMs} ms; ` +
           `${figure.sentWhileDown} creates sent while the database could not commit, p99 ${figure.refusedP99Ms} ms ` +
           `(scenario ${Math.round((performance.now() - started) / 1000)} s)\n`,
       );
@@ -307,11 +271,14 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       expect(figure.createMs! - figure.commitMs!).toBeLessThanOrEqual(
         CREATES_AFTER_COMMIT_MS,
       );
-      // Readiness not 200 more than 1 s before a create can succeed.
+      // /health not 200 more than 1 s before a create can succeed.
       expect(figure.readyMs!).toBeGreaterThanOrEqual(
-        figure.createMs! - READY_BEFORE_CREATE_MS,
+        figure.createMs! - HEALTHY_BEFORE_CREATE_MS,
       );
     }
+    // Readiness 200 throughout: the database is every replica's (issue 42).
+    expect(readiness.seen.length).toBeGreaterThan(0);
+    expect(readiness.seen.filter(({ value }) => value !== 200)).toEqual([]);
 
     // Nothing acknowledged lost, no row never sent: on the primary, and on the synchronous
     // standby once it has replayed all the primary wrote.
@@ -334,34 +301,3 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
     expect(service.process.isRunning).toBe(true);
   });
 });
-
-/** Waits until `standby` has replayed everything `primary` had written when called. */
-async function untilReplayed(
-  primary: PatroniNode,
-  standby: PatroniNode,
-): Promise<void> {
-  const query = async (node: PatroniNode, sql: string): Promise<string> => {
-    const client = new pg.Client({ connectionString: node.url() });
-    await client.connect();
-    try {
-      return (await client.query<{ lsn: string }>(sql)).rows[0].lsn;
-    } finally {
-      await client.end();
-    }
-  };
-  const written = await query(
-    primary,
-    'SELECT pg_current_wal_lsn()::text AS lsn',
-  );
-  await eventually(
-    `${standby.name} to replay up to ${written}`,
-    async () =>
-      (await query(
-        standby,
-        `SELECT (pg_last_wal_replay_lsn() >= '${written}'::pg_lsn)::text AS lsn`,
-      )) === 'true'
-        ? true
-        : undefined,
-    { everyMs: 100, timeoutMs: 30_000 },
-  );
-}

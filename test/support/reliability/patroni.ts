@@ -429,3 +429,34 @@ function patroniConfig({
     },
   });
 }
+
+/** Waits until `standby` has replayed everything `primary` had written when called. */
+export async function untilReplayed(
+  primary: PatroniNode,
+  standby: PatroniNode,
+): Promise<void> {
+  const query = async (node: PatroniNode, sql: string): Promise<string> => {
+    const client = new pg.Client({ connectionString: node.url() });
+    await client.connect();
+    try {
+      return (await client.query<{ lsn: string }>(sql)).rows[0].lsn;
+    } finally {
+      await client.end();
+    }
+  };
+  const written = await query(
+    primary,
+    'SELECT pg_current_wal_lsn()::text AS lsn',
+  );
+  await eventually(
+    `${standby.name} to replay up to ${written}`,
+    async () =>
+      (await query(
+        standby,
+        `SELECT (pg_last_wal_replay_lsn() >= '${written}'::pg_lsn)::text AS lsn`,
+      )) === 'true'
+        ? true
+        : undefined,
+    { everyMs: 100, timeoutMs: 30_000 },
+  );
+}
