@@ -21,6 +21,17 @@ export async function startService(
   settings: Record<string, string> = {},
   port?: number,
 ): Promise<RunningService> {
+  const service = await spawnService(databaseUrl, settings, port);
+  await untilReady(service.process, service.url);
+  return service;
+}
+
+/** The same, resolving as soon as the process is spawned (untilReady awaits the rest). */
+export async function spawnService(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<RunningService> {
   const chosen = port ?? (await freePort());
   const service = ServiceProcess.start({
     DATABASE_URL: databaseUrl,
@@ -31,9 +42,7 @@ export async function startService(
     LOG_LEVEL: 'warn',
     ...settings,
   });
-  const url = `http://127.0.0.1:${chosen}`;
-  await untilReady(service, url);
-  return { process: service, port: chosen, url };
+  return { process: service, port: chosen, url: `http://127.0.0.1:${chosen}` };
 }
 
 /** A PostgreSQL of its own for a describe block (test/support/own-postgres.ts). */
@@ -60,8 +69,13 @@ export function useServiceOnTestPostgres(
   );
 }
 
-async function untilReady(service: ServiceProcess, url: string): Promise<void> {
-  for (let attempt = 0; attempt < 300; attempt += 1) {
+/** Until GET /health/ready answers 200: polled every 100 ms, `attempts` times at most. */
+export async function untilReady(
+  service: ServiceProcess,
+  url: string,
+  attempts = 300,
+): Promise<void> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
     if (!service.isRunning)
       throw new Error(`The service exited while starting:\n${service.text}`);
     const ready = await fetch(`${url}/health/ready`).then(
