@@ -90,7 +90,8 @@ describe('starting the built service (dist/service/main.js)', () => {
     ],
   ])(
     'writes every line as JSON when the start fails on %s',
-    async (_, env, message) => {
+    async (_, given: Record<string, string>, message) => {
+      let env = given;
       if (env.DATABASE_URL === 'missing-database') {
         const url = new URL(inject('databaseUrl'));
         url.pathname = '/plant_store_no_such_database';

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Pool } from 'pg';
-import { queryWithin } from './bounded-query.js';
+import type { DataSource } from 'typeorm';
+import { poolOf, queryWithin } from './bounded-query.js';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
 
 /** A pooled connection whose query answers with `answer`, recording how it was released. */
@@ -132,5 +133,17 @@ describe('queryWithin', () => {
     await vi.advanceTimersByTimeAsync(0);
     await outcome;
     expect(connect).not.toHaveBeenCalled();
+  });
+});
+
+describe('poolOf', () => {
+  it("is the driver's pool, and DatabaseDownError before the DataSource has one", () => {
+    const pool = {} as Pool;
+    const source = (master?: Pool) =>
+      ({ driver: { master } }) as unknown as DataSource;
+    expect(poolOf(source(pool))).toBe(pool);
+    // A service listening before its database answered (DatabaseStartup): a write is
+    // refused as while the database is down.
+    expect(() => poolOf(source())).toThrow(DatabaseDownError);
   });
 });

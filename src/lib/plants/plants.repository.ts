@@ -153,10 +153,7 @@ export class PlantsRepository {
       const pool = poolOf(this.plants.manager.connection);
       const [sql, parameters] =
         rows.length === 1
-          ? [
-              this.statements.insertOne,
-              [rows[0].id, rows[0].name, rows[0].tag],
-            ]
+          ? [this.statements.insertOne, [rows[0].id, rows[0].name, rows[0].tag]]
           : [
               this.statements.insertBatch,
               [
