@@ -137,13 +137,14 @@ describe('queryWithin', () => {
 });
 
 describe('poolOf', () => {
-  it("is the driver's pool, and DatabaseDownError before the DataSource has one", () => {
+  it("is the driver's pool, and DatabaseDownError until the DataSource is initialized", () => {
     const pool = {} as Pool;
-    const source = (master?: Pool) =>
-      ({ driver: { master } }) as unknown as DataSource;
-    expect(poolOf(source(pool))).toBe(pool);
+    const source = (master: Pool | undefined, isInitialized: boolean) =>
+      ({ driver: { master }, isInitialized }) as unknown as DataSource;
+    expect(poolOf(source(pool, true))).toBe(pool);
     // A service listening before its database answered (DatabaseStartup): a write is
-    // refused as while the database is down.
-    expect(() => poolOf(source())).toThrow(DatabaseDownError);
+    // refused as while the database is down, also while initialize() is half done.
+    expect(() => poolOf(source(undefined, false))).toThrow(DatabaseDownError);
+    expect(() => poolOf(source(pool, false))).toThrow(DatabaseDownError);
   });
 });

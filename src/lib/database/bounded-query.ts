@@ -9,12 +9,14 @@ import {
 
 /**
  * TypeORM's pg pool: reached directly so that a silent connection can be thrown away.
- * DatabaseDownError while the DataSource has none yet (a service that started listening
- * before its database answered): a write is then refused as while the database is down.
+ * DatabaseDownError until the DataSource is initialized (a service that started listening
+ * before its database answered; its pool exists a moment before its entity metadata): a
+ * write is then refused as while the database is down.
  */
 export function poolOf(dataSource: DataSource): Pool {
   const pool = (dataSource.driver as PostgresDriver).master as Pool | undefined;
-  if (pool === undefined) throw new DatabaseDownError();
+  if (pool === undefined || !dataSource.isInitialized)
+    throw new DatabaseDownError();
   return pool;
 }
 

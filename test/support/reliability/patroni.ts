@@ -253,6 +253,29 @@ export class HaPostgres {
     return [];
   }
 
+  /**
+   * Patroni's maintenance mode on or off (`patronictl pause`/`resume`): paused, it neither
+   * restarts a PostgreSQL that died nor fails over, so a killed primary leaves the cluster
+   * with none until resumed.
+   */
+  async pause(paused: boolean): Promise<void> {
+    // A body with Content-Length: Patroni's API answers 411 to a chunked one.
+    const body = JSON.stringify({ pause: paused });
+    for (const node of this.nodes) {
+      const answer = await fetch(`${node.apiUrl}/config`, {
+        method: 'PATCH',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        body,
+        signal: AbortSignal.timeout(5_000),
+      }).catch(() => undefined);
+      if (answer?.ok) return;
+    }
+    throw new Error(`Patroni refused pause: ${paused} on every node`);
+  }
+
   /** The node Patroni names leader, once it runs as a primary. */
   async leader(): Promise<PatroniNode | undefined> {
     const members = await this.members();
