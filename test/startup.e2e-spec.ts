@@ -354,7 +354,14 @@ describe('starting the built service (dist/service/main.js)', () => {
         expect(second.text).toMatch(
           /Stopped a stale embedded PostgreSQL \(pid \d+\) left running in \S+ by a process that is gone \(pid \d+\)/,
         );
-        const health = await send(`http://127.0.0.1:${env.PORT}/health`);
+        // Listening comes before the database is migrated and connected (DatabaseStartup).
+        const health = await eventually(
+          'the second service healthy',
+          async () => {
+            const answer = await send(`http://127.0.0.1:${env.PORT}/health`);
+            return answer.status === 200 ? answer : undefined;
+          },
+        );
         expect(health.body).toEqual({ status: 'ok', instance: 'second' });
       } finally {
         expect(await second.stop()).toBe(0);

@@ -121,7 +121,10 @@ async function bootstrap(env: Environment): Promise<void> {
     return;
   }
   const { developmentToken } = app.get(ServiceApiTokens);
-  if (developmentToken !== undefined)
+  if (developmentToken === undefined) return;
+  // Once creates can work: the curl it prints is meant to be run at once.
+  await app.get(DatabaseStartup).started.catch(() => undefined);
+  if (app.get(DatabaseStartup).isStarted)
     printDevelopmentToken(developmentToken, env);
 }
 
