@@ -29,6 +29,8 @@ async function startService(
     ...settings,
   });
   await service.waitFor(/Plant Store listening on/);
+  // Listening comes before the database is migrated and connected (DatabaseStartup).
+  await service.waitFor(/Database migrated and connected/);
   return { service, port };
 }
 
@@ -260,6 +262,7 @@ describe('repeated signals and the drain delay', () => {
       SHUTDOWN_TIMEOUT_MS: '60000',
     });
     await service.waitFor(/(Plant Store listening on[^]*){2}/);
+    await service.waitFor(/(Database migrated and connected[^]*){2}/);
     const id = uniqueId();
     const slow = await startPost(port, newPlantJson(id, 'Slow in a worker'));
 
@@ -295,6 +298,7 @@ describe('Ctrl+C in a terminal, with the embedded PostgreSQL', () => {
       { ownProcessGroup: true },
     );
     await service.waitFor(/Plant Store listening on/, 120_000);
+    await service.waitFor(/Database migrated and connected/, 120_000);
     const token = (await readFile(join(dataDir, 'dev-token'), 'utf8')).trim();
     const [first, second] = [uniqueId(), uniqueId()];
     const answered = await startPost(

@@ -38,6 +38,8 @@ async function startTracedService(
     ...settings,
   });
   await service.waitFor(/Plant Store listening on/);
+  // Listening comes before the database is migrated and connected (DatabaseStartup).
+  await service.waitFor(/Database migrated and connected/);
   return { service, baseUrl: `http://127.0.0.1:${port}` };
 }
 

@@ -58,10 +58,12 @@ export class DatabaseStartup implements BeforeApplicationShutdown {
         await runMigrations(options);
         await this.dataSource.initialize();
         this.done = true;
-        if (failures > 0)
-          this.logger.log(
-            `Migrated and connected ${Date.now() - since} ms after the start, after ${failures} attempt(s) the database could not answer`,
-          );
+        this.logger.log(
+          `Database migrated and connected ${Date.now() - since} ms after the start` +
+            (failures > 0
+              ? `, after ${failures} attempt(s) the database could not answer`
+              : ''),
+        );
         return;
       } catch (error) {
         if (this.stopping.signal.aborted) return;
