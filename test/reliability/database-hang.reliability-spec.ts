@@ -99,7 +99,7 @@ describe('a hung database (every PostgreSQL process stopped)', () => {
     const slowest = Math.max(...sentInHang.map(({ outcome }) => outcome.ms));
     process.stdout.write(
       `[reliability] database hung: ${sentInHang.length} requests sent into the hang, slowest ` +
-        `${Math.round(slowest)} ms; readiness ${JSON.stringify(probes.map(({ status }) => status))}, ` +
+        `${Math.round(slowest)} ms; /health ${JSON.stringify(probes.map(({ status }) => status))}, ` +
         `slowest ${Math.round(Math.max(...probes.map(({ ms }) => ms)))} ms; creates again ${recoveredIn} ms after waking\n`,
     );
     expect(answeredInHang.length).toBeGreaterThanOrEqual(CLIENTS);
