@@ -13,25 +13,13 @@ import {
   RawConnection,
   type RawResponse,
 } from './support/raw-http.js';
-import { ServiceProcess } from './support/service-process.js';
+import { ServiceProcess, startReady } from './support/service-process.js';
 import { TEST_TOKENS, TOKEN } from './support/tokens.js';
 
 async function startService(
   settings: Record<string, string> = {},
 ): Promise<{ service: ServiceProcess; port: number }> {
-  const port = await freePort();
-  const service = ServiceProcess.start({
-    DATABASE_URL: inject('databaseUrl'),
-    API_TOKENS: TEST_TOKENS.join(','),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_FORMAT: 'json',
-    ...settings,
-  });
-  await service.waitFor(/Plant Store listening on/);
-  // Listening comes before the database is migrated and connected (DatabaseStartup).
-  await service.waitFor(/Database migrated and connected/);
-  return { service, port };
+  return startReady(inject('databaseUrl'), settings);
 }
 
 /**

@@ -1,44 +1,16 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../test-kit/free-port.mjs';
-import { eventually } from './support/poll.js';
-import { processTree } from '../test-kit/process-tree.mjs';
-import { connectError } from './support/raw-http.js';
 import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
+import { portIsOpen } from './support/processes.js';
+import { eventually } from './support/poll.js';
 import { ServiceProcess } from './support/service-process.js';
-
-/** The processes of `pids` still running (a zombie counts as gone). */
-function alive(pids: number[]): number[] {
-  return pids.filter((pid) => {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return false;
-    }
-    return !/\) Z /.test(readProcStat(pid));
-  });
-}
-
-function readProcStat(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return ') Z ';
-  }
-}
-
-/** Whether anything accepts connections on the port. */
-async function portIsOpen(port: number): Promise<boolean> {
-  return (await connectError(port)) === undefined;
-}
 
 describe('starting the built service (dist/service/main.js)', () => {
   it.each([
@@ -146,24 +118,6 @@ describe('starting the built service (dist/service/main.js)', () => {
     }
   });
 
-  it('names the address it listens on as bound: 0.0.0.0, every IPv4 address', async () => {
-    const port = await freePort();
-    const service = ServiceProcess.start({
-      DATABASE_URL: inject('databaseUrl'),
-      PORT: String(port),
-      HOST: '0.0.0.0',
-      API_TOKENS: 'startup-check-token-0123456789abcdef',
-    });
-    try {
-      const [, address] = await service.waitFor(
-        /Plant Store listening on (\S+) /,
-      );
-      expect(address).toBe(`0.0.0.0:${port}`);
-    } finally {
-      expect(await service.stop()).toBe(0);
-    }
-  });
-
   it('starts on an external database with no token, warning how to create one', async () => {
     const port = await freePort();
     // A database of its own: other suites create managed tokens in the shared one.
@@ -191,41 +145,6 @@ describe('starting the built service (dist/service/main.js)', () => {
       expect(answer.status).toBe(401);
     } finally {
       expect(await service.stop()).toBe(0);
-    }
-  });
-
-  it('runs WEB_CONCURRENCY workers on one port, and stops them all with exit 0', async () => {
-    const port = await freePort();
-    const service = ServiceProcess.start({
-      DATABASE_URL: inject('databaseUrl'),
-      API_TOKENS: 'cluster-token-0123456789abcdef',
-      WEB_CONCURRENCY: '2',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_FORMAT: 'json',
-    });
-    try {
-      await service.waitFor(/Starting 2 workers/);
-      // Each worker says it listens; both must, on the one port.
-      await service.waitFor(
-        /Plant Store listening on[\s\S]*Plant Store listening on/,
-      );
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          postPlant(
-            `http://127.0.0.1:${port}`,
-            newPlantJson(uniqueId(), 'Clustered'),
-            {
-              token: 'cluster-token-0123456789abcdef',
-            },
-          ),
-        ),
-      );
-      expect(answers.map((answer) => answer.status)).toEqual(
-        Array(20).fill(200),
-      );
-    } finally {
-      expect(await service.stop('SIGTERM')).toBe(0);
     }
   });
 
@@ -285,49 +204,6 @@ describe('starting the built service (dist/service/main.js)', () => {
       level: 60,
       msg: `Node.js ${old} is not supported: Plant Store needs Node.js ^24.11.0 (package.json engines; npm ci brings it: docs/runtime.md)`,
     });
-  });
-
-  it('leaves no embedded PostgreSQL behind when its HTTP port is taken (EADDRINUSE)', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'plant-store-port-taken-'));
-    const taken = createServer();
-    const port = await freePort();
-    await new Promise<void>((resolve) =>
-      taken.listen(port, '127.0.0.1', resolve),
-    );
-    const databasePort = await freePort();
-    try {
-      const service = ServiceProcess.start({
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        EMBEDDED_DATABASE_PORT: String(databasePort),
-        API_TOKENS: 'startup-check-token-0123456789abcdef',
-        // PostgreSQL's own lines, to see that it did start before the failure.
-        LOG_LEVEL: 'debug',
-      });
-      // Its tree for as long as it runs: initdb, then the postmaster and its backends.
-      const processes = new Set<number>();
-      const exitCode = await eventually('the service to exit', () => {
-        if (service.pid !== undefined && service.isRunning)
-          for (const pid of processTree(service.pid)) processes.add(pid);
-        return service.isRunning ? undefined : service.exitCode();
-      });
-      expect(exitCode).toBe(1);
-      expect(service.text).toContain('EADDRINUSE');
-      expect(service.text).toContain('database system is ready');
-      await eventually(
-        'every process of the start gone, the database port closed',
-        async () =>
-          alive([...processes]).length === 0 &&
-          !(await portIsOpen(databasePort))
-            ? true
-            : undefined,
-        { timeoutMs: 10_000 },
-      );
-    } finally {
-      taken.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
   });
 
   it('stops a stale embedded PostgreSQL whose service was SIGKILLed, and says so', async () => {

@@ -7,6 +7,7 @@ import { startNodeProcess } from '../test-kit/node-process.mjs';
 import { eventually } from './support/poll.js';
 import { processTree } from '../test-kit/process-tree.mjs';
 import { send } from './support/http.js';
+import { alive } from './support/processes.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 /** The built entry (npm run build): it starts the dist/service/main.js beside it. */
@@ -22,17 +23,6 @@ function commandOf(pid: number): string {
   } catch {
     return '(gone)';
   }
-}
-
-function alive(pids: number[]): number[] {
-  return pids.filter((pid) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
 
 describe('plant-store/testing: startPlantStore()', () => {

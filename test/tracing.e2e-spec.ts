@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { freePort } from '../test-kit/free-port.mjs';
 import {
   OtlpReceiver,
   type ReceivedSpan,
   statementOf,
 } from './support/otlp-receiver.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { ServiceProcess } from './support/service-process.js';
+import { ServiceProcess, startReady } from './support/service-process.js';
 import { TEST_TOKENS } from './support/tokens.js';
 
 const SERVER = 2;
@@ -24,23 +23,14 @@ async function startTracedService(
   receiver: OtlpReceiver,
   settings: Record<string, string> = {},
 ): Promise<{ service: ServiceProcess; baseUrl: string }> {
-  const port = await freePort();
-  const service = ServiceProcess.start({
-    DATABASE_URL: inject('databaseUrl'),
-    API_TOKENS: TEST_TOKENS.join(','),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_FORMAT: 'json',
+  const { service, url } = await startReady(inject('databaseUrl'), {
     OTEL_SERVICE_NAME: 'plant-store-e2e',
     OTEL_TRACES_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
     ...settings,
   });
-  await service.waitFor(/Plant Store listening on/);
-  // Listening comes before the database is migrated and connected (DatabaseStartup).
-  await service.waitFor(/Database migrated and connected/);
-  return { service, baseUrl: `http://127.0.0.1:${port}` };
+  return { service, baseUrl: url };
 }
 
 /** The JSON lines the service wrote for a request id. */

@@ -7,6 +7,8 @@
 //   - the baseline, node:http + pg with one INSERT per request;
 //   - the grouping baseline (the same, GROUP_INSERTS=1): the ceiling of this stack;
 //   - the docs-style app: the contract as the NestJS docs teach it;
+//   - the service and the docs-style app on Fastify (HTTP_ADAPTER=fastify), each judged
+//     against the other on its own adapter;
 //   - a server that answers at once: the generator's own ceiling, which must stay far
 //     above what the fastest server reaches, or the figures measure wrk.
 // Each server starts fresh for its turn (its peak RSS is its own), the order rotates per
@@ -68,6 +70,14 @@ const REFERENCES = {
   baseline: { args: [BASELINE_SERVER] },
   grouping: { args: [BASELINE_SERVER], env: { GROUP_INSERTS: '1' } },
   'docs-style': { args: [join(RESULTS, 'servers', 'docs-style-app.js')] },
+  'service on fastify': {
+    args: serviceArgs(),
+    env: { HTTP_ADAPTER: 'fastify' },
+  },
+  'docs-style on fastify': {
+    args: [join(RESULTS, 'servers', 'docs-style-app.js')],
+    env: { HTTP_ADAPTER: 'fastify' },
+  },
 };
 
 /** Compiles the docs-style app (TypeScript, decorators) into bench/results/servers. */
@@ -233,7 +243,8 @@ export async function referenceRounds(
   }
   const topology = TOPOLOGIES[topologyName];
   const SERVERS = serversOf({ only, versus, serviceFlags });
-  if ('docs-style' in SERVERS) buildDocsStyleApp();
+  if ('docs-style' in SERVERS || 'docs-style on fastify' in SERVERS)
+    buildDocsStyleApp();
   const names = Object.keys(SERVERS);
   const results = Object.fromEntries(names.map((name) => [name, []]));
   const ceilings = [];
@@ -324,11 +335,18 @@ export function referenceTargets(references) {
   const errors = Object.values(references.results)
     .flat()
     .reduce((sum, r) => sum + r.errors, 0);
-  // The service's figure over another server's, per round: worked out only when it ran.
-  const against = (base, field, limit, target, atMost = false) => ({
-    needs: base,
+  // A server's figure over another's, per round: worked out only when both ran.
+  const against = (
+    base,
+    field,
+    limit,
     target,
-    value: () => ratio(references, 'service', base, field),
+    atMost = false,
+    subject = 'service',
+  ) => ({
+    needs: [subject, base],
+    target,
+    value: () => ratio(references, subject, base, field),
     limit,
     atMost,
   });
@@ -354,6 +372,22 @@ export function referenceTargets(references) {
       true,
     ),
     against('docs-style', 'rps', 2, 'c=64 throughput ≥ 2x the docs-style app'),
+    against(
+      'grouping',
+      'cpuUsPerRequest',
+      2.0,
+      'on Fastify: CPU per request ≤ 2.0x the grouping ceiling',
+      true,
+      'service on fastify',
+    ),
+    against(
+      'docs-style on fastify',
+      'rps',
+      2,
+      'on Fastify: c=64 throughput ≥ 2x the docs-style app on Fastify',
+      false,
+      'service on fastify',
+    ),
     against(
       'baseline',
       'c1P50',
@@ -389,7 +423,9 @@ export function referenceTargets(references) {
     },
   ];
   return list
-    .filter(({ needs }) => needs === undefined || needs in references.results)
+    .filter(({ needs }) =>
+      [needs ?? []].flat().every((name) => name in references.results),
+    )
     .map(({ value: valueOf, ...t }) => {
       const value = valueOf();
       return {

@@ -12,7 +12,8 @@ const HELP = `npm run bench -- [options]
   --skip-references  no comparison with the grouping baseline and the docs-style app
   --references-only  only that comparison (wrk, pinned cores), after the start-up times
   --references LIST  only these beside the service and the grouping baseline (comma-separated:
-                   baseline, docs-style, "service, no flags"; none: "")
+                   baseline, docs-style, "service, no flags", "service on fastify",
+                   "docs-style on fastify"; none: "")
   --versus DIST    a second service, from another build's dist/ directory, in the same rounds
                    of the references: B/A per round (an A/B on the targets' own measurement)
   --topology T     the references' topology: production (each server alone on its core,

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { percentile } from '../../test-kit/percentile.mjs';
 
 const file = process.env.HOP_TIMER_FILE ?? '/tmp/hop-timer.json';
 const now = () => process.hrtime.bigint();
@@ -77,12 +78,8 @@ process.on('SIGUSR2', () => {
       offsets.get(key).push([Number(at - t0) / 1000]);
     }
   }
-  // Nearest rank. The 10th percentile as well as the median: on a busy machine the wall
-  // clock of most requests is stretched by other work, that of the fastest tenth much less.
-  const percentile = (list, p) => {
-    const sorted = [...list].sort((a, b) => a - b);
-    return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
-  };
+  // The 10th percentile as well as the median: on a busy machine the wall clock of most
+  // requests is stretched by other work, that of the fastest tenth much less.
   const median = (list) => percentile(list, 0.5);
   const rows = [...offsets]
     .map(([label, list]) => ({

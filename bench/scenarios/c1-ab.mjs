@@ -13,6 +13,7 @@
 import net from 'node:net';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
+import { percentile } from '../../test-kit/percentile.mjs';
 import { pinProcessTree } from '../../test-kit/process-tree.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import {
@@ -92,11 +93,6 @@ function connection(url, token) {
     close: () => socket.destroy(),
   };
 }
-
-const percentile = (list, p) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
-};
 
 async function main() {
   const database = await openDatabase(log);

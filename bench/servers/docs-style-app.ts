@@ -4,7 +4,9 @@
 // exception filter for the Error body; no logs, metrics, load shedding or grouping.
 // Ids are JavaScript numbers here, as the docs' DTOs have them (exact only up to 2^53).
 //
-// Environment: DATABASE_URL, API_TOKENS (comma-separated), PORT, HOST, DATABASE_POOL_SIZE.
+// Environment: DATABASE_URL, API_TOKENS (comma-separated), PORT, HOST, DATABASE_POOL_SIZE,
+// HTTP_ADAPTER (express, Nest's default, or fastify: @nestjs/platform-fastify, as the docs'
+// Performance (Fastify) page sets it up).
 // The plants table must exist (the service's migration creates it). Compiled by
 // bench/servers/tsconfig.json.
 import 'reflect-metadata';
@@ -24,11 +26,11 @@ import {
   UseGuards,
   ValidationPipe,
 } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
 import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
 import { IsInt, IsOptional, IsString } from 'class-validator';
-import type { Response } from 'express';
 import { Strategy } from 'passport-http-bearer';
 import {
   Column,
@@ -118,8 +120,11 @@ class HealthController {
   }
 }
 
+/** Platform-agnostic, as the docs' exception filters page writes it: through the adapter. */
 @Catch()
 class ErrorBodyFilter implements ExceptionFilter {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const status =
       exception instanceof HttpException ? exception.getStatus() : 500;
@@ -127,11 +132,11 @@ class ErrorBodyFilter implements ExceptionFilter {
       exception instanceof HttpException
         ? exception.message
         : 'Internal server error';
-    host
-      .switchToHttp()
-      .getResponse<Response>()
-      .status(status)
-      .json({ error: status, message });
+    this.adapterHost.httpAdapter.reply(
+      host.switchToHttp().getResponse(),
+      { error: status, message },
+      status,
+    );
   }
 }
 
@@ -152,9 +157,14 @@ class ErrorBodyFilter implements ExceptionFilter {
 })
 class AppModule {}
 
-const app = await NestFactory.create(AppModule, { logger: ['error'] });
+const app =
+  process.env.HTTP_ADAPTER === 'fastify'
+    ? await NestFactory.create(AppModule, new FastifyAdapter(), {
+        logger: ['error'],
+      })
+    : await NestFactory.create(AppModule, { logger: ['error'] });
 app.useGlobalPipes(new ValidationPipe({ whitelist: true, transform: true }));
-app.useGlobalFilters(new ErrorBodyFilter());
+app.useGlobalFilters(new ErrorBodyFilter(app.get(HttpAdapterHost)));
 app.enableShutdownHooks();
 await app.listen(
   Number(process.env.PORT ?? 3002),

@@ -56,8 +56,8 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
       );
       // 7. The OpenAPI document and Swagger UI (Express routes of their own).
       setupOpenApi(app);
-      // 10. Load shedding for a POST at the create's path, ahead of Nest's routes.
-      app.use(shedAtExpressRoute(app));
+      // 10. Load shedding as the create route's first handler, wherever Nest mounts it.
+      shedAtExpressRoute(app, nest);
     },
   };
 }

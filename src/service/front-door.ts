@@ -16,7 +16,7 @@ import {
 } from './http-server/protocol-checks.js';
 import { securityHeaderValues } from './http-server/security-headers.js';
 import type { ServiceAdapter } from './service-adapter.js';
-import { earlyAnswerRule } from './http-server/unread-body.js';
+import { earlyAnswerRule } from './http-server/early-answer.js';
 
 export type FrontDoorSettings = Pick<
   Environment,
@@ -44,10 +44,10 @@ export function openFrontDoor(
 
   // 1. Bytes Node's parser refuses (a broken request line, headers too large, a request too
   //    slow) never become a request: 400, 408 or 431 with the Error body, then a lingering
-  //    close. Fastify always puts a 'clientError' listener of its own, which calls this
-  //    same answer (TimedFastifyAdapter gives it); on Express the door puts it.
-  if (server.listenerCount('clientError') === 0)
-    server.on('clientError', answerClientError);
+  //    close. The one listener on either adapter: Fastify puts one of its own on the server
+  //    it is given, which this replaces.
+  server.removeAllListeners('clientError');
+  server.on('clientError', answerClientError);
 
   // 2. `Expect: 100-continue` is an ordinary request whose `100 Continue` the body reader
   //    sends once the token and headers are accepted (on 'checkContinue', below); any other

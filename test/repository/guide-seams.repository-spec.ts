@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   compileTypeScript,
+  GUIDE,
   INSTALL_TIMEOUT_MS,
   installedVersions,
   installPackedPackage,
-  ROOT,
   run,
 } from '../support/packed-package.js';
 
-const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 /** The guide's sections on extending the modules: from the imports to the Swagger document. */
 const FIRST = 'The examples below';
 const LAST = 'Your Swagger document';

@@ -1,25 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { inject } from 'vitest';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { startNodeProcess } from '../../test-kit/node-process.mjs';
 import { send } from '../support/http.js';
 import { OtlpReceiver, statementOf } from '../support/otlp-receiver.js';
 import {
-  compileTypeScript,
+  hostFromGuide,
   INSTALL_TIMEOUT_MS,
-  installedVersions,
-  installPackedPackage,
-  ROOT,
 } from '../support/packed-package.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
 import { eventually } from '../support/poll.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import { TOKEN } from '../support/tokens.js';
 
-const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 const TRACES_SECTION =
   "Traces: your OpenTelemetry SDK sees the package's spans";
 
@@ -41,16 +35,6 @@ const HOST_PACKAGES = [
   '@opentelemetry/instrumentation-pg',
 ];
 
-/** The first TypeScript block of the guide, or of its section `heading`. */
-async function guideBlock(heading?: string): Promise<string> {
-  let text = await readFile(GUIDE, 'utf8');
-  if (heading !== undefined)
-    text = text.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
-  const block = /```ts\n([\s\S]*?)```/.exec(text)?.[1];
-  if (block === undefined) throw new Error(`No ts block in ${heading}`);
-  return block;
-}
-
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 /**
@@ -62,14 +46,10 @@ describe("the package's spans in a host's own OpenTelemetry SDK", () => {
   let receiver: OtlpReceiver;
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'plant-store-traced-host-'));
-    await installPackedPackage(folder, await installedVersions(HOST_PACKAGES));
-    await writeFile(join(folder, 'host.ts'), await guideBlock());
-    await writeFile(
-      join(folder, 'tracing.ts'),
-      await guideBlock(TRACES_SECTION),
-    );
-    await compileTypeScript(folder, ['host.ts', 'tracing.ts']);
+    folder = await hostFromGuide('plant-store-traced-host-', HOST_PACKAGES, {
+      'host.ts': undefined,
+      'tracing.ts': TRACES_SECTION,
+    });
     receiver = await OtlpReceiver.start();
   }, INSTALL_TIMEOUT_MS + 60_000);
   afterAll(async () => {

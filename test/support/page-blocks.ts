@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /**
  * A docs page's example files: each code block whose opening fence names a file
@@ -11,4 +12,19 @@ export async function pageFiles(page: string): Promise<Map<string, string>> {
       ([, name, body]) => [name, body],
     ),
   );
+}
+
+/** The files `names` of `page` written into `directory` (made if missing), as written. */
+export async function writePageFiles(
+  page: string,
+  directory: string,
+  names: readonly string[],
+): Promise<void> {
+  const files = await pageFiles(page);
+  await mkdir(directory, { recursive: true });
+  for (const name of names) {
+    const text = files.get(name);
+    if (text === undefined) throw new Error(`${page} has no block for ${name}`);
+    await writeFile(join(directory, name), text);
+  }
 }

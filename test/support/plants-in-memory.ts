@@ -40,9 +40,10 @@ export class FakePlantsTable {
   /** Ids taken by a row the SELECT no longer finds (plants are never deleted: a fault). */
   readonly vanished = new Set<string>();
 
-  readonly pool = {
-    connect: async () =>
-      Object.assign(new EventEmitter(), {
+  // As pg-pool: it tells its 'acquire' listeners of each connection it hands out.
+  readonly pool: Pool = Object.assign(new EventEmitter(), {
+    connect: async () => {
+      const client = Object.assign(new EventEmitter(), {
         // As pg takes it: a text and its values, or one object (a named statement).
         query: (
           sql: string | { name: string; text: string; values: unknown[] },
@@ -52,8 +53,11 @@ export class FakePlantsTable {
             ? this.query(sql, parameters)
             : this.named(sql),
         release: () => {},
-      }),
-  } as unknown as Pool;
+      });
+      this.pool.emit('acquire', client);
+      return client;
+    },
+  }) as unknown as Pool;
 
   /** The name of every statement run by name, in order. */
   readonly names: string[] = [];
@@ -109,7 +113,10 @@ export class TaglessPlantEntity {
 
 export async function plantsOn(
   table: FakePlantsTable,
-  options: { databaseRequestTimeoutMs?: number } = {},
+  options: {
+    databaseRequestTimeoutMs?: number;
+    insertQueueLimit?: number;
+  } = {},
   entity: typeof PlantEntity | typeof TaglessPlantEntity = PlantEntity,
   /** The host's EventEmitter2, when it imported EventEmitterModule. */
   emitter?: { emit(event: string, payload: unknown): boolean },
@@ -124,7 +131,9 @@ export async function plantsOn(
   ).buildMetadatas();
   const repository = {
     metadata: dataSource.getMetadata(entity),
-    manager: { connection: { driver: { master: table.pool } } },
+    manager: {
+      connection: { driver: { master: table.pool }, isInitialized: true },
+    },
   } as unknown as Repository<PlantEntity>;
   const settings = new PlantsSettings(options);
   const metrics = new MetricsService({ driver: {} } as DataSource);

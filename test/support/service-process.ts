@@ -1,22 +1,21 @@
 import type { ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../../test-kit/free-port.mjs';
 import {
   type NodeProcessOptions,
   productionNodeFlags,
   startNodeProcess,
 } from '../../test-kit/node-process.mjs';
+import { adapterUnderTest } from './adapter-under-test.js';
+import { eventually } from './poll.js';
+import { TEST_TOKENS } from './tokens.js';
 
 /**
  * The built service (`npm run build`) as its own process, the way start:prod runs it: with
  * production's Node flags (V8's heap sizing and compilers), which decide its memory and
  * its pauses under load.
  */
-/** HTTP_ADAPTER as the test project sets it, for every service a spec starts. */
-export function adapterUnderTest(): { HTTP_ADAPTER?: string } {
-  const adapter = process.env.HTTP_ADAPTER;
-  return adapter === undefined ? {} : { HTTP_ADAPTER: adapter };
-}
-
 export class ServiceProcess {
   private output = '';
   private readonly child: ChildProcess;
@@ -106,4 +105,117 @@ export class ServiceProcess {
     if (this.child.exitCode === null) this.child.kill(signal);
     return this.exited;
   }
+}
+
+/** A service that `spawnService` started, and where it answers. */
+export interface ListeningService {
+  service: ServiceProcess;
+  port: number;
+  url: string;
+}
+
+/**
+ * The built service on `databaseUrl` with the test tokens, JSON logs and `settings` on top,
+ * on `port` (a free one unless given) of 127.0.0.1, as soon as it is spawned.
+ */
+export async function spawnService(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<ListeningService> {
+  const chosen = port ?? (await freePort());
+  const service = ServiceProcess.start({
+    DATABASE_URL: databaseUrl,
+    API_TOKENS: TEST_TOKENS.join(','),
+    PORT: String(chosen),
+    HOST: '127.0.0.1',
+    LOG_FORMAT: 'json',
+    ...settings,
+  });
+  return { service, port: chosen, url: `http://127.0.0.1:${chosen}` };
+}
+
+/**
+ * `spawnService`'s service once it accepts connections (whatever its LOG_LEVEL lets it
+ * print; no request, so nothing is logged or traced). It listens before its database is
+ * migrated and connected: `startReady` waits for that too.
+ */
+export async function startListening(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<ListeningService> {
+  const running = await spawnService(databaseUrl, settings, port);
+  await whileRunning(
+    running.service,
+    `it to accept connections at ${running.url}`,
+    () => accepts(running.port),
+  );
+  return running;
+}
+
+/** `startListening`'s service once it is ready: its database migrated and connected. */
+export async function startReady(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<ListeningService> {
+  const running = await startListening(databaseUrl, settings, port);
+  await untilReady(running.service, running.url);
+  return running;
+}
+
+/** Until `GET /health/ready` answers 200 (one request every 100 ms). */
+export async function untilReady(
+  service: ServiceProcess,
+  url: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await whileRunning(
+    service,
+    `${url}/health/ready to answer 200`,
+    () =>
+      fetch(`${url}/health/ready`).then(
+        (response) => response.status === 200,
+        () => false,
+      ),
+    timeoutMs,
+  );
+}
+
+/**
+ * Polls `probe` every 100 ms until it is true; fails with what the service printed if it
+ * exits meanwhile or `timeoutMs` passes.
+ */
+async function whileRunning(
+  service: ServiceProcess,
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  try {
+    await eventually(
+      what,
+      async () => {
+        if (!service.isRunning)
+          throw new Error('The service exited while starting');
+        return (await probe()) ? true : undefined;
+      },
+      { timeoutMs, everyMs: 100 },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}:\n${service.text}`);
+  }
+}
+
+/** Whether 127.0.0.1:`port` accepts a TCP connection (closed at once, with no request). */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

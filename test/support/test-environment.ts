@@ -3,7 +3,7 @@ import {
   type Environment,
   validateEnvironment,
 } from '../../src/service/config/environment.js';
-import { adapterUnderTest } from './service-process.js';
+import { adapterUnderTest } from './adapter-under-test.js';
 import { TEST_TOKENS } from './tokens.js';
 
 /**

@@ -16,7 +16,10 @@ export function e2eProject(include: string[]): TestProjectInlineConfiguration {
 /**
  * The same e2e specs with the service on Fastify (HTTP_ADAPTER=fastify), but for those in
  * `exclude`: the package's specs in a host's application, which run each host adapter
- * themselves (host-app.ts), and the test kit's (the service it starts is the same).
+ * themselves (host-app.ts); the test kit's (the service it starts is the same); and what
+ * the process does before it listens or beside HTTP (startup: settings, the embedded
+ * PostgreSQL; the token CLI; the token store's sync), the same code on either adapter.
+ * Listening itself is listening.e2e-spec.ts's, on both.
  */
 export function e2eOnFastifyProject(
   include: string[],

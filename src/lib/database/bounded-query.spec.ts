@@ -1,7 +1,13 @@
 import { EventEmitter } from 'node:events';
-import type { Pool } from 'pg';
+import { createServer, type Server } from 'node:net';
+import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { poolOf, queryWithin } from './bounded-query.js';
+import type { Pool } from 'pg';
+import {
+  listenForBrokenConnections,
+  poolOf,
+  queryWithin,
+} from './bounded-query.js';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
 
 /** A pooled connection whose query answers with `answer`, recording how it was released. */
@@ -146,5 +152,68 @@ describe('poolOf', () => {
     // refused as while the database is down, also while initialize() is half done.
     expect(() => poolOf(source(undefined, false))).toThrow(DatabaseDownError);
     expect(() => poolOf(source(pool, false))).toThrow(DatabaseDownError);
+  });
+});
+
+/** A PostgreSQL message: its type byte, its length, its body. */
+function message(type: string, body: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(body.length + 4);
+  return Buffer.concat([Buffer.from(type), length, body]);
+}
+
+/**
+ * A server that accepts a connection's start-up, then ends it in the same write: ready for
+ * a query, then FATAL 57P01, as pg_terminate_backend does to a connection while it starts.
+ */
+function terminatingServer(): Promise<Server> {
+  const fatal = Buffer.concat([
+    Buffer.from(
+      'SFATAL\0C57P01\0Mterminating connection due to administrator command\0\0',
+    ),
+  ]);
+  const server = createServer((socket) => {
+    socket.once('data', () => {
+      socket.end(
+        Buffer.concat([
+          message('R', Buffer.from([0, 0, 0, 0])),
+          message('Z', Buffer.from('I')),
+          message('E', fatal),
+        ]),
+      );
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(server)),
+  );
+}
+
+describe('listenForBrokenConnections', () => {
+  it('keeps a connection the server ends as it starts from crashing the process: its borrower sees its query fail', async () => {
+    const server = await terminatingServer();
+    const { port } = server.address() as { port: number };
+    const pool = new pg.Pool({
+      host: '127.0.0.1',
+      port,
+      user: 'plants',
+      database: 'plants',
+    });
+    pool.on('error', () => undefined);
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      listenForBrokenConnections(pool);
+      listenForBrokenConnections(pool);
+      expect(pool.listenerCount('acquire')).toBe(1);
+      const client = await pool.connect();
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      client.release(true);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.removeListener('uncaughtException', record);
+      await pool.end().catch(() => undefined);
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -20,6 +20,29 @@ export function poolOf(dataSource: DataSource): Pool {
   return pool;
 }
 
+const listened = new WeakSet<Pool>();
+const heard = Symbol('heard');
+
+/**
+ * From now on, each connection `pool` hands out keeps an 'error' listener for good (once per
+ * pool, however often it is called): pg-pool takes its own off as it hands one out, and a
+ * connection the server ends in the same read as its first ReadyForQuery
+ * (pg_terminate_backend while it starts) would emit 'error' before its borrower could
+ * listen, which Node makes an uncaught exception. The borrower learns of the loss from its
+ * query, which fails. Call it as soon as the DataSource is initialized.
+ */
+export function listenForBrokenConnections(pool: Pool): void {
+  if (listened.has(pool)) return;
+  listened.add(pool);
+  pool.on('acquire', keepListening);
+}
+
+function keepListening(client: PoolClient & { [heard]?: true }): void {
+  if (client[heard]) return;
+  client[heard] = true;
+  client.on('error', () => undefined);
+}
+
 /**
  * A statement PostgreSQL parses and plans once per connection, then runs by its name: `name`
  * must be unique to `text` (pg refuses one name for two texts on a connection).

@@ -5,6 +5,7 @@ import {
   isDatabaseUnavailable,
   isLostConnection,
   isMissingTable,
+  retryingLostConnection,
 } from './database-errors.js';
 
 const withCode = (code: string) =>
@@ -165,5 +166,36 @@ describe('isMissingTable', () => {
       'relation "api_tokens" does not exist',
     ])
       expect(isMissingTable(other)).toBe(false);
+  });
+});
+
+describe('retryingLostConnection', () => {
+  /** A run that fails with `failures` in turn, then answers 'stored'. */
+  function runFailing(...failures: Error[]) {
+    return vi.fn(async () => {
+      const failure = failures.shift();
+      if (failure !== undefined) throw failure;
+      return 'stored';
+    });
+  }
+
+  it('runs again on a fresh connection after one or two lost ones', async () => {
+    const run = runFailing(withCode('57P01'), withCode('ECONNRESET'));
+    await expect(retryingLostConnection(run)).resolves.toBe('stored');
+    expect(run).toHaveBeenCalledTimes(3);
+  });
+
+  it('throws the third lost connection: three attempts in all', async () => {
+    const third = withCode('57P01');
+    const run = runFailing(withCode('57P01'), withCode('57P01'), third);
+    await expect(retryingLostConnection(run)).rejects.toBe(third);
+    expect(run).toHaveBeenCalledTimes(3);
+  });
+
+  it('throws any other failure at once', async () => {
+    const refused = withCode('ECONNREFUSED');
+    const run = runFailing(refused);
+    await expect(retryingLostConnection(run)).rejects.toBe(refused);
+    expect(run).toHaveBeenCalledTimes(1);
   });
 });

@@ -128,6 +128,28 @@ export function isLostConnection(error: unknown): boolean {
   return matches(error, LOST_CONNECTION);
 }
 
+// Enough for the pooled connections one sweep of terminations (a restart, a
+// pg_terminate_backend of every backend) ends: each attempt takes the next one.
+const LOST_CONNECTION_ATTEMPTS = 3;
+
+/**
+ * `run`, again while it fails because its pooled connection was lost, up to three attempts
+ * in all: a lost connection alone does not say the database is down. Any other failure, or
+ * the third lost connection, is thrown.
+ */
+export async function retryingLostConnection<T>(
+  run: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
+        throw error;
+    }
+  }
+}
+
 // SQLSTATE 42P01 (undefined_table).
 const MISSING_TABLE: ErrorSignature = {
   codes: new Set(),

@@ -6,6 +6,7 @@ import {
   DatabaseDownError,
   isDatabaseUnavailable,
   isLostConnection,
+  retryingLostConnection,
 } from './database-errors.js';
 
 export interface WriteCircuitOptions {
@@ -41,9 +42,6 @@ export const WRITE_CIRCUIT_DEFAULTS: WriteCircuitOptions = {
 const commitProbe = (table: string) => `
   INSERT INTO ${table} (id, checked_at) VALUES (1, now())
   ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at`;
-
-// As PlantsService: enough for the pooled connections one sweep of terminations ends.
-const LOST_CONNECTION_ATTEMPTS = 3;
 
 interface ProbeResult {
   at: number;
@@ -144,18 +142,10 @@ export class WriteCircuit implements BeforeApplicationShutdown {
   private async commit(): Promise<void> {
     const deadline = Date.now() + this.options.probeTimeoutMs;
     try {
-      // A pooled connection ended by the server (pg_terminate_backend, a restart) fails at
-      // once, and so may the next few ended in the same sweep: as for a create, that alone
-      // does not say the database is down.
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          await queryWithin(this.pool(), deadline, this.probeStatement, []);
-          break;
-        } catch (error) {
-          if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
-            throw error;
-        }
-      }
+      // A pooled connection ended by the server fails at once, as for a create.
+      await retryingLostConnection(() =>
+        queryWithin(this.pool(), deadline, this.probeStatement, []),
+      );
       this.last = { at: Date.now() };
       this.markUp();
     } catch (error) {

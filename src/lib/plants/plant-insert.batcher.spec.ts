@@ -1,5 +1,8 @@
 import { DatabaseDeadlineError } from '../database/database-errors.js';
-import { ApiError } from '../errors/api-error.js';
+import {
+  InsertClientGoneError,
+  InsertQueueFullError,
+} from './insert-refusals.js';
 import {
   type InsertRequest,
   type InsertRows,
@@ -277,7 +280,7 @@ describe('PlantInsertBatcher', () => {
     expect(batcher.isOverloaded).toBe(true);
 
     await expect(batcher.insert(request(8))).rejects.toEqual(
-      ApiError.overloaded(),
+      new InsertQueueFullError(),
     );
     release();
     await expect(Promise.all([...inFlight, ...queued])).resolves.toHaveLength(
@@ -322,7 +325,7 @@ describe('PlantInsertBatcher', () => {
         batcher.insert(request(100 + index)),
       );
       const last = queued.pop()!;
-      const outcome = expect(last).rejects.toEqual(ApiError.overloaded());
+      const outcome = expect(last).rejects.toEqual(new InsertQueueFullError());
       await vi.advanceTimersByTimeAsync(100);
       releases.shift()?.();
       await nextTurn();
@@ -492,7 +495,7 @@ describe('PlantInsertBatcher', () => {
         batcher.insert(request(100 + index)),
       );
       const last = queued.pop()!;
-      const outcome = expect(last).rejects.toEqual(ApiError.overloaded());
+      const outcome = expect(last).rejects.toEqual(new InsertQueueFullError());
       // Answered with the clock not moved since the row was queued.
       releases.shift()?.();
       await nextTurn();
@@ -520,7 +523,7 @@ describe('PlantInsertBatcher', () => {
 
     left = true;
     release();
-    await expect(gone).rejects.toEqual(ApiError.clientGone());
+    await expect(gone).rejects.toEqual(new InsertClientGoneError());
     await expect(stays).resolves.toBe('created');
     await Promise.all(inFlight);
     expect(statements.flat()).not.toContain('5');

@@ -2,9 +2,12 @@ import {
   DatabaseDeadlineError,
   isCausedByOneRow,
 } from '../database/database-errors.js';
-import { ApiError } from '../errors/api-error.js';
 import type { CreateTracing } from './create-tracing.js';
 import { InsertBatchTracing } from './insert-batch-tracing.js';
+import {
+  InsertClientGoneError,
+  InsertQueueFullError,
+} from './insert-refusals.js';
 
 export interface PlantRow {
   id: string;
@@ -100,7 +103,7 @@ export class PlantInsertBatcher {
 
   insert(request: InsertRequest): Promise<InsertOutcome> {
     if (this.queue.length >= this.limits.maxRows)
-      return Promise.reject(ApiError.overloaded());
+      return Promise.reject(new InsertQueueFullError());
     return new Promise((resolve, reject) => {
       const queuedAt = Date.now();
       const sendBy = Math.min(
@@ -169,12 +172,12 @@ export class PlantInsertBatcher {
     const kept: Pending[] = [];
     for (const pending of this.queue) {
       if (pending.clientGone?.() === true)
-        pending.reject(ApiError.clientGone());
+        pending.reject(new InsertClientGoneError());
       else if (pending.sendBy <= now)
         pending.reject(
           this.lastAnswerAt < pending.queuedAt
             ? new DatabaseDeadlineError()
-            : ApiError.overloaded(),
+            : new InsertQueueFullError(),
         );
       else kept.push(pending);
     }

@@ -158,6 +158,22 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     expect(table.statements).toHaveLength(1);
   });
 
+  it('answers a create past insertQueueLimit 503 overloaded, the Error answer load shedding gives', async () => {
+    const table = new FakePlantsTable();
+    const { controller, request } = await plantsOn(table, {
+      insertQueueLimit: 1,
+      databaseRequestTimeoutMs: 200,
+    });
+    table.hung = true;
+    // The first is sent (its statement hangs), the second waits: the queue of one is full.
+    const sent = failureOf(controller.create(fern(1n), request));
+    await new Promise((resolve) => setImmediate(resolve));
+    const waiting = failureOf(controller.create(fern(2n), request));
+    const refused = await failureOf(controller.create(fern(3n), request));
+    expect(refused).toEqual(ApiError.overloaded());
+    await Promise.all([sent, waiting]);
+  });
+
   it('never writes the plant of a client that left before it was sent (499)', async () => {
     const table = new FakePlantsTable();
     const { controller, request, client } = await plantsOn(table);

@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { isLostConnection } from '../database/database-errors.js';
+import { retryingLostConnection } from '../database/database-errors.js';
+import {
+  InsertClientGoneError,
+  InsertQueueFullError,
+} from './insert-refusals.js';
 import { CreateTracing } from './create-tracing.js';
 import { ApiError } from '../errors/api-error.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -26,8 +30,6 @@ function int64Of(id: string | bigint): bigint | undefined {
   const value = BigInt(id);
   return isInt64(value) ? value : undefined;
 }
-
-const LOST_CONNECTION_ATTEMPTS = 3;
 
 /**
  * Creates plants. The id is unique; the database, not this process, decides races: the
@@ -98,18 +100,12 @@ export class PlantsService {
     tracing?: CreateTracing,
   ): Promise<Plant> {
     const deadline = Date.now() + this.settings.databaseRequestTimeoutMs;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.createOrReplay(
-          newPlant,
-          deadline,
-          clientGone,
-          tracing,
-        );
-      } catch (error) {
-        if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error))
-          throw error;
-      }
+    try {
+      return await retryingLostConnection(() =>
+        this.createOrReplay(newPlant, deadline, clientGone, tracing),
+      );
+    } catch (error) {
+      throw toApiError(error);
     }
   }
 
@@ -147,4 +143,11 @@ export class PlantsService {
     tracing?.decided('replayed');
     return Plant.of(stored.name, stored.tag);
   }
+}
+
+/** The batcher's refusals as the Error answers they get; anything else as it is. */
+function toApiError(error: unknown): unknown {
+  if (error instanceof InsertQueueFullError) return ApiError.overloaded();
+  if (error instanceof InsertClientGoneError) return ApiError.clientGone();
+  return error;
 }

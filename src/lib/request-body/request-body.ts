@@ -37,7 +37,7 @@ export function declaresBody(request: IncomingMessage): boolean {
 /**
  * Reads a request body of at most `limit` bytes. Past the limit it stops at once and
  * rejects with 413, whatever the client still sends: the service's front door decides what
- * becomes of the rest (src/service/http-server/unread-body.ts).
+ * becomes of the rest (src/service/http-server/early-answer.ts).
  */
 export function readBody(
   request: IncomingMessage,

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import { DatabaseStartup } from './database-startup.js';
 import { runMigrations } from './migration-runner.js';
@@ -9,14 +10,25 @@ const refused = () =>
     code: 'ECONNREFUSED',
   });
 
-/** A DataSource whose initialize() answers as told, one answer per call. */
+/**
+ * A DataSource whose initialize() answers as told, one answer per call, and is initialized
+ * with `pool` once one succeeds.
+ */
 function dataSource(answers: (() => Promise<void>)[]) {
-  const initialize = vi.fn(() =>
-    (answers.shift() ?? (() => Promise.resolve()))(),
-  );
+  const pool = new EventEmitter();
+  const source = {
+    options: {},
+    isInitialized: false,
+    driver: { master: pool },
+  };
+  const initialize = vi.fn(async () => {
+    await (answers.shift() ?? (() => Promise.resolve()))();
+    source.isInitialized = true;
+  });
   return {
-    source: { options: {}, initialize } as unknown as DataSource,
+    source: Object.assign(source, { initialize }) as unknown as DataSource,
     initialize,
+    pool,
   };
 }
 
@@ -26,14 +38,16 @@ describe('DatabaseStartup', () => {
     vi.mocked(runMigrations).mockResolvedValue([]);
   });
 
-  it('migrates, then connects, and says started', async () => {
-    const { source, initialize } = dataSource([]);
+  it('migrates, then connects, listens for broken connections, and says started', async () => {
+    const { source, initialize, pool } = dataSource([]);
     const startup = new DatabaseStartup(source);
     expect(startup.isStarted).toBe(false);
     await startup.started;
     expect(startup.isStarted).toBe(true);
     expect(runMigrations).toHaveBeenCalledTimes(1);
     expect(initialize).toHaveBeenCalledTimes(1);
+    // listenForBrokenConnections: every connection handed out keeps an 'error' listener.
+    expect(pool.listenerCount('acquire')).toBe(1);
   });
 
   it('tries again while the database cannot be reached, and starts once it can', async () => {

@@ -2,6 +2,10 @@ import { type BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import {
+  listenForBrokenConnections,
+  poolOf,
+} from '../../lib/database/bounded-query.js';
 import { isDatabaseUnavailable } from '../../lib/database/database-errors.js';
 import { runMigrations } from './migration-runner.js';
 
@@ -57,6 +61,7 @@ export class DatabaseStartup implements BeforeApplicationShutdown {
       try {
         await runMigrations(options);
         await this.dataSource.initialize();
+        listenForBrokenConnections(poolOf(this.dataSource));
         this.done = true;
         this.logger.log(
           `Database migrated and connected ${Date.now() - since} ms after the start` +

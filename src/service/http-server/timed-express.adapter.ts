@@ -1,6 +1,7 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Express } from 'express';
 import {
   createServiceServer,
   listenArguments,
@@ -8,12 +9,24 @@ import {
   type ServerSettings,
 } from './service-server.js';
 
+type RequestHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: () => void,
+) => void;
+
+/** Given the path of a POST route Nest registers, a handler to run first on it, if any. */
+export type PostRouteHook = (path: string) => RequestHandler | undefined;
+
 /**
  * Express on the service's server (service-server.ts). Nest creates the server in
  * initHttpServer, with Express as its request listener; here it has none: the front door
  * (front-door.ts) puts Express's handler last, behind the service's own steps.
  */
 export class TimedExpressAdapter extends ExpressAdapter {
+  private postRouteHook: PostRouteHook = () => undefined;
+  private readonly listenChecks: (() => void)[] = [];
+
   constructor(private readonly settings: ServerSettings) {
     super();
   }
@@ -23,14 +36,32 @@ export class TimedExpressAdapter extends ExpressAdapter {
     this.setHttpServer(createServiceServer(this.settings));
   }
 
+  /**
+   * As Fastify's onRoute hook: `hook` is asked of every POST route Nest registers, and the
+   * handler it returns runs first on that route alone, ahead of Nest's guards.
+   */
+  onPostRoute(hook: PostRouteHook): void {
+    this.postRouteHook = hook;
+  }
+
+  /** `check` runs once Nest has registered its routes, before the server listens. */
+  beforeListen(check: () => void): void {
+    this.listenChecks.push(check);
+  }
+
+  override post(...args: unknown[]): unknown {
+    const [path, ...handlers] = args;
+    const first =
+      typeof path === 'string' ? this.postRouteHook(path) : undefined;
+    const express = this.getInstance<Express>();
+    return first === undefined
+      ? express.post(...(args as [string, ...RequestHandler[]]))
+      : express.post(path as string, first, ...(handlers as RequestHandler[]));
+  }
+
   /** Nest's listen(port, hostname?, callback?), with the configured accept queue. */
-  override listen(port: string | number, callback?: () => void): Server;
-  override listen(
-    port: string | number,
-    hostname: string,
-    callback?: () => void,
-  ): Server;
   override listen(port: string | number, ...rest: unknown[]): Server {
+    for (const check of this.listenChecks) check();
     const { options, callback } = listenArguments(this.settings, port, rest);
     return (this.getHttpServer() as Server).listen(options, callback);
   }

@@ -1,7 +1,6 @@
 import type { RequestListener, Server } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { answerClientError } from './client-error.handler.js';
 import {
   createServiceServer,
   listenArguments,
@@ -29,9 +28,6 @@ export class TimedFastifyAdapter extends FastifyAdapter {
         handler = fastifyHandler;
         return server;
       },
-      // Fastify puts this on the server's 'clientError' itself (it always adds one): the
-      // service's answer, with an Error body, instead of Fastify's.
-      clientErrorHandler: answerClientError,
       routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     });
     if (handler === undefined)
@@ -50,12 +46,6 @@ export class TimedFastifyAdapter extends FastifyAdapter {
   }
 
   /** Nest's listen(port, hostname?, callback?), with the configured accept queue. */
-  override listen(port: string | number, callback?: () => void): Server;
-  override listen(
-    port: string | number,
-    hostname: string,
-    callback?: () => void,
-  ): Server;
   override listen(port: string | number, ...rest: unknown[]): Server {
     const { options, callback } = listenArguments(this.settings, port, rest);
     // FastifyAdapter.listen takes Fastify's listen options too; its types name a port only.

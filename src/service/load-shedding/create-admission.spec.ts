@@ -16,7 +16,7 @@ import {
 import type { Environment } from '../config/environment.js';
 import { eventually } from '../../../test/support/poll.js';
 import { MetricsService } from '../../lib/metrics/metrics.service.js';
-import { earlyAnswerRule } from '../http-server/unread-body.js';
+import { earlyAnswerRule } from '../http-server/early-answer.js';
 import { CreateAdmission } from './create-admission.js';
 import type { PlantsService } from '../../lib/plants/plants.service.js';
 

@@ -67,7 +67,7 @@ export class CreateAdmission {
   private readonly waiting: WaitingCreate[] = [];
   /** Where the plant route was met, as routePathOf writes it. */
   private readonly routePaths = new Set<string>();
-  // Whether its connection is kept is the front door's early-answer rule (unread-body.ts).
+  // Whether its connection is kept is the front door's early-answer rule (early-answer.ts).
   private readonly refusal = ErrorAnswer.of(ApiError.overloaded());
 
   private readonly shed: Record<ShedReason, number>;

@@ -4,7 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { PlantRoutes } from '../../lib/plants/plant-routes.js';
-import { CreateAdmission, routePathOf } from './create-admission.js';
+import type { TimedExpressAdapter } from '../http-server/timed-express.adapter.js';
+import { CreateAdmission } from './create-admission.js';
 
 /**
  * The path Nest mounts the create at: the global prefix, if any, then the path of the
@@ -51,39 +52,39 @@ export function shedAtFastifyRoute(
     bound = true;
   });
   fastify.addHook('onReady', (done) => {
-    done(
-      bound
-        ? undefined
-        : new Error(
-            `No POST route at ${createPathOf(app)} for load shedding: the create must be ` +
-              "the POST of PlantsModule's controller, at the controller's own path.",
-          ),
-    );
+    done(bound ? undefined : noCreateRoute(app));
   });
 }
 
-type Middleware = (
-  request: IncomingMessage,
-  response: ServerResponse,
-  next: () => void,
-) => void;
+function noCreateRoute(app: INestApplication): Error {
+  return new Error(
+    `No POST route at ${createPathOf(app)} for load shedding: the create must be ` +
+      "the POST of PlantsModule's controller, at the controller's own path.",
+  );
+}
 
 /**
- * On Express: CreateAdmission.atRoute for a POST at the create's path as Express matches
- * it (whatever the case, with or without a trailing slash), in a middleware ahead of Nest's
- * routes. The path is read at the first request, once Nest has mounted its routes.
+ * On Express: CreateAdmission.atRoute as the create route's first handler, wherever Nest
+ * mounts it, for that route alone (no middleware every request passes), however its path
+ * is spelled (Express has matched it). A start where no route is the create stops.
  */
-export function shedAtExpressRoute(app: INestApplication): Middleware {
+export function shedAtExpressRoute(
+  app: INestApplication,
+  express: TimedExpressAdapter,
+): void {
   const admission = app.get(CreateAdmission);
-  let createPath: string | undefined;
-  return (request, response, next) => {
-    if (request.method !== 'POST') {
-      next();
-      return;
-    }
-    createPath ??= createPathOf(app).toLowerCase();
-    if (routePathOf(request) === createPath)
-      admission.atRoute(request, response, next);
-    else next();
-  };
+  const atRoute = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    next: () => void,
+  ): void => admission.atRoute(request, response, next);
+  let bound = false;
+  express.onPostRoute((path) => {
+    if (path !== createPathOf(app)) return undefined;
+    bound = true;
+    return atRoute;
+  });
+  express.beforeListen(() => {
+    if (!bound) throw noCreateRoute(app);
+  });
 }

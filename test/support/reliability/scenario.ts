@@ -1,13 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../../test-kit/free-port.mjs';
-import { ServiceProcess } from '../service-process.js';
+import {
+  type ServiceProcess,
+  spawnService as spawnServiceProcess,
+  startReady,
+  untilReady,
+} from '../service-process.js';
 import { type OwnPostgres, useOwnPostgres } from '../own-postgres.js';
 import type { TestPostgres } from '../test-postgres.js';
-import { TEST_TOKENS, TOKEN } from '../tokens.js';
+import { TOKEN } from '../tokens.js';
 import { Ledger } from './ledger.js';
 import { sendPlant } from './load.js';
 
-export { TOKEN, type TestPostgres };
+export { TOKEN, type TestPostgres, untilReady };
 
 export interface RunningService {
   process: ServiceProcess;
@@ -21,9 +25,12 @@ export async function startService(
   settings: Record<string, string> = {},
   port?: number,
 ): Promise<RunningService> {
-  const service = await spawnService(databaseUrl, settings, port);
-  await untilReady(service.process, service.url);
-  return service;
+  const running = await startReady(
+    databaseUrl,
+    { LOG_LEVEL: 'warn', ...settings },
+    port,
+  );
+  return { process: running.service, port: running.port, url: running.url };
 }
 
 /** The same, resolving as soon as the process is spawned (untilReady awaits the rest). */
@@ -32,17 +39,12 @@ export async function spawnService(
   settings: Record<string, string> = {},
   port?: number,
 ): Promise<RunningService> {
-  const chosen = port ?? (await freePort());
-  const service = ServiceProcess.start({
-    DATABASE_URL: databaseUrl,
-    API_TOKENS: TEST_TOKENS.join(','),
-    PORT: String(chosen),
-    HOST: '127.0.0.1',
-    LOG_FORMAT: 'json',
-    LOG_LEVEL: 'warn',
-    ...settings,
-  });
-  return { process: service, port: chosen, url: `http://127.0.0.1:${chosen}` };
+  const running = await spawnServiceProcess(
+    databaseUrl,
+    { LOG_LEVEL: 'warn', ...settings },
+    port,
+  );
+  return { process: running.service, port: running.port, url: running.url };
 }
 
 /** A PostgreSQL of its own for a describe block (test/support/own-postgres.ts). */
@@ -67,25 +69,6 @@ export function useServiceOnTestPostgres(
     },
     lifetime,
   );
-}
-
-/** Until GET /health/ready answers 200: polled every 100 ms, `attempts` times at most. */
-export async function untilReady(
-  service: ServiceProcess,
-  url: string,
-  attempts = 300,
-): Promise<void> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    if (!service.isRunning)
-      throw new Error(`The service exited while starting:\n${service.text}`);
-    const ready = await fetch(`${url}/health/ready`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-    if (ready) return;
-    await sleep(100);
-  }
-  throw new Error(`The service never became ready:\n${service.text}`);
 }
 
 /**

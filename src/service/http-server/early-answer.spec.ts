@@ -6,7 +6,7 @@ import {
   isWholeResponse,
   parseResponse,
 } from '../../../test/support/raw-http.js';
-import { earlyAnswerRule } from './unread-body.js';
+import { earlyAnswerRule } from './early-answer.js';
 
 const SMALL = 1024;
 const BIG = 2 * 1024 * 1024;
