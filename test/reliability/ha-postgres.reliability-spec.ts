@@ -37,8 +37,15 @@ interface EventFigures {
   commitMs?: number;
   createMs?: number;
   readyMs?: number;
-  refusedP99Ms: number;
+  /** Creates sent from the event until a commit went through again, and their p99. */
   sentWhileDown: number;
+  refusedP99Ms: number;
+  /** Creates sent before the event and answered after it: their outcome may take its deadline. */
+  inFlight: number;
+  inFlightMaxMs: number;
+  /** The plain client's commits (a fresh connection each) that failed in that window. */
+  plainFailed: number;
+  plainFailedP99Ms: number;
 }
 
 describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAProxy)', () => {
@@ -183,15 +190,30 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
           })),
           commit.failedAt,
         );
-      // While the database could not commit: from the first commit of ours that failed
-      // to the first that went through again.
+      // Sent after the event (the kill, the switchover's request) and before a commit of
+      // ours went through again: issue 42's bound is on these.
       const whileDown = ledger.attempts.filter(
         (attempt) =>
           commit !== undefined &&
-          sentAt(attempt) >= commit.failedAt &&
+          sentAt(attempt) >= at &&
           sentAt(attempt) < commit.backAt &&
           sentAt(attempt) < until,
       );
+      // Sent before it, answered after it: counted apart, as their outcome is unknown.
+      const inFlight = ledger.attempts.filter(
+        (attempt) => sentAt(attempt) < at && answeredAt(attempt) > at,
+      );
+      // The database's own share: a plain client beside the service, a fresh connection
+      // through HAProxy for each commit, in the same window.
+      const plainFailed = commits.seen
+        .map(({ value }) => value)
+        .filter(
+          (plain) =>
+            commit !== undefined &&
+            !plain.ok &&
+            plain.started >= at &&
+            plain.started < commit.backAt,
+        );
       return {
         event,
         promotedMs: since(promoted?.at),
@@ -199,13 +221,24 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
         commitMs: since(commit?.backAt),
         createMs: since(createdAt),
         readyMs: since(ready?.backAt),
+        sentWhileDown: whileDown.length,
         refusedP99Ms: Math.round(
           percentile(
             whileDown.map(({ outcome }) => outcome.ms),
             0.99,
           ),
         ),
-        sentWhileDown: whileDown.length,
+        inFlight: inFlight.length,
+        inFlightMaxMs: Math.round(
+          Math.max(0, ...inFlight.map(({ outcome }) => outcome.ms)),
+        ),
+        plainFailed: plainFailed.length,
+        plainFailedP99Ms: Math.round(
+          percentile(
+            plainFailed.map((plain) => plain.at - plain.started),
+            0.99,
+          ),
+        ),
       };
     });
     // HA_TIMELINE=1: each event's creates, commits and readiness, 250 ms at a time.
@@ -234,15 +267,21 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
               `${Math.round(sentAt(attempt) - at)}+${Math.round(attempt.outcome.ms)}`,
           );
         process.stdout.write(
-          `--- ${event}\n${rows.join('\n')}\nslower than 300 ms (sent+ms): ${slow.join(' ')}\n`,
+          `--- ${event} (epoch ms ${Math.round(performance.timeOrigin + at)})\n${rows.join('\n')}\nslower than 300 ms (sent+ms): ${slow.join(' ')}\n`,
         );
       }
+    if (process.env.HA_TIMELINE)
+      process.stdout.write(
+        `--- the service's log (epoch ms; the scenario started at ${Math.round(performance.timeOrigin + started)})\n${service.process.text.slice(-8_000)}\n`,
+      );
     for (const figure of figures)
       process.stdout.write(
         `[reliability] HA PostgreSQL, ${figure.event}: Patroni promoted at ${figure.promotedMs} ms, ` +
           `HAProxy routed at ${figure.routedMs} ms, a commit through HAProxy at ${figure.commitMs} ms, ` +
           `a create at ${figure.createMs} ms, /health 200 at ${figure.readyMs} ms; ` +
-          `${figure.sentWhileDown} creates sent while the database could not commit, p99 ${figure.refusedP99Ms} ms ` +
+          `${figure.sentWhileDown} creates sent from then until a commit went through, p99 ${figure.refusedP99Ms} ms; ` +
+          `${figure.inFlight} in flight at the event, the slowest ${figure.inFlightMaxMs} ms; ` +
+          `a plain client's ${figure.plainFailed} failed commits in that window, p99 ${figure.plainFailedP99Ms} ms ` +
           `(scenario ${Math.round((performance.now() - started) / 1000)} s)\n`,
       );
 
