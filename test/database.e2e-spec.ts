@@ -100,6 +100,9 @@ describe('the service and its database', () => {
       expect(health.status).toBe(503);
       expect(health.headers.get('retry-after')).toBe('2');
       expect(health.body).toEqual(errorBody(503));
+      // Readiness stays 200 (issue 42): a database down is down for every replica, and
+      // the creates are better answered by this 503 than by a balancer's own page.
+      expect((await send(`${service.url}/health/ready`)).status).toBe(200);
     } finally {
       await postgres.restart();
     }

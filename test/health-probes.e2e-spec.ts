@@ -37,7 +37,7 @@ describe('health probes', () => {
     }
   });
 
-  it('turns readiness to 503 as soon as shutdown begins, while liveness stays 200', async () => {
+  it('turns readiness (and /health) to 503 as soon as shutdown begins, while liveness stays 200', async () => {
     service.app.get(ShutdownState).begin();
 
     for (const path of ['/health/ready', '/health']) {

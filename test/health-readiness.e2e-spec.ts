@@ -3,8 +3,8 @@ import { poolOf } from '../src/lib/database/bounded-query.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { send } from './support/http.js';
 
-// GET /health/ready is public: a flood of probes must not become a flood of pings.
-describe('the readiness probe and the database', () => {
+// The probes are public: a flood of them must not become a flood of database work.
+describe('the probes and the database', () => {
   let service: RunningApp;
   let pool: Pool;
 
@@ -17,20 +17,31 @@ describe('the readiness probe and the database', () => {
     await service?.close();
   });
 
-  it('shares one database ping among concurrent probes and reuses a very recent result', async () => {
+  it('GET /health shares one commit probe among concurrent calls and reuses a very recent result', async () => {
     const connect = vi.spyOn(pool, 'connect');
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, index) =>
-        send(`${service.url}/health/${index % 2 === 0 ? 'ready' : ''}`),
-      ),
+      Array.from({ length: 50 }, () => send(`${service.url}/health`)),
     );
 
     expect(answers.map(({ status }) => status)).toEqual(
       Array.from({ length: 50 }, () => 200),
     );
-    // One ping, or two if the burst straddled the end of a reused result.
+    // One probe, or two if the burst straddled the end of a reused result.
     expect(connect.mock.calls.length).toBeGreaterThanOrEqual(1);
     expect(connect.mock.calls.length).toBeLessThanOrEqual(2);
+    connect.mockRestore();
+  });
+
+  it('GET /health/ready asks nothing of the database (issue 42)', async () => {
+    const connect = vi.spyOn(pool, 'connect');
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => send(`${service.url}/health/ready`)),
+    );
+
+    expect(answers.map(({ status }) => status)).toEqual(
+      Array.from({ length: 50 }, () => 200),
+    );
+    expect(connect.mock.calls.length).toBe(0);
     connect.mockRestore();
   });
 });

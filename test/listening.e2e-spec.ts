@@ -50,6 +50,10 @@ describe('the built service listening (dist/service/main.js)', () => {
       await service.waitFor(
         /Plant Store listening on[\s\S]*Plant Store listening on/,
       );
+      // Each listens before its database is migrated and connected (DatabaseStartup).
+      await service.waitFor(
+        /Database migrated and connected[\s\S]*Database migrated and connected/,
+      );
       const answers = await Promise.all(
         Array.from({ length: 20 }, () =>
           postPlant(

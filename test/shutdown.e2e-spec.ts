@@ -13,13 +13,13 @@ import {
   RawConnection,
   type RawResponse,
 } from './support/raw-http.js';
-import { ServiceProcess, startListening } from './support/service-process.js';
+import { ServiceProcess, startReady } from './support/service-process.js';
 import { TEST_TOKENS, TOKEN } from './support/tokens.js';
 
 async function startService(
   settings: Record<string, string> = {},
 ): Promise<{ service: ServiceProcess; port: number }> {
-  return startListening(inject('databaseUrl'), settings);
+  return startReady(inject('databaseUrl'), settings);
 }
 
 /**
@@ -250,6 +250,7 @@ describe('repeated signals and the drain delay', () => {
       SHUTDOWN_TIMEOUT_MS: '60000',
     });
     await service.waitFor(/(Plant Store listening on[^]*){2}/);
+    await service.waitFor(/(Database migrated and connected[^]*){2}/);
     const id = uniqueId();
     const slow = await startPost(port, newPlantJson(id, 'Slow in a worker'));
 
@@ -285,6 +286,7 @@ describe('Ctrl+C in a terminal, with the embedded PostgreSQL', () => {
       { ownProcessGroup: true },
     );
     await service.waitFor(/Plant Store listening on/, 120_000);
+    await service.waitFor(/Database migrated and connected/, 120_000);
     const token = (await readFile(join(dataDir, 'dev-token'), 'utf8')).trim();
     const [first, second] = [uniqueId(), uniqueId()];
     const answered = await startPost(

@@ -9,6 +9,7 @@ import { send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { portIsOpen } from './support/processes.js';
+import { eventually } from './support/poll.js';
 import { ServiceProcess } from './support/service-process.js';
 
 describe('starting the built service (dist/service/main.js)', () => {
@@ -51,16 +52,23 @@ describe('starting the built service (dist/service/main.js)', () => {
   it.each([
     ['a refused setting', { PORT: 'eighty' }, 'Invalid configuration: PORT'],
     [
-      'an unreachable database',
+      // An unreachable one is waited for (below); a database that refuses is a failed start.
+      'a database that does not exist',
       {
-        DATABASE_URL: 'postgres://u:p@127.0.0.1:1/plant_store_test',
+        DATABASE_URL: 'missing-database',
         API_TOKENS: 'startup-check-token-0123456789abcdef',
       },
       'The service failed to start',
     ],
   ])(
     'writes every line as JSON when the start fails on %s',
-    async (_, env, message) => {
+    async (_, given: Record<string, string>, message) => {
+      let env = given;
+      if (env.DATABASE_URL === 'missing-database') {
+        const url = new URL(inject('databaseUrl'));
+        url.pathname = '/plant_store_no_such_database';
+        env = { ...env, DATABASE_URL: url.href };
+      }
       // LOG_FORMAT is left to its default: JSON wherever the output is not a terminal.
       const service = ServiceProcess.start(env);
       expect(await service.exitCode()).toBe(1);
@@ -68,6 +76,47 @@ describe('starting the built service (dist/service/main.js)', () => {
       expect(messages).toContainEqual(expect.stringContaining(message));
     },
   );
+
+  it('starts while its database cannot be reached: live, not ready, creates 503, and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const service = ServiceProcess.start({
+      DATABASE_URL: `postgres://u:p@127.0.0.1:${await freePort()}/plant_store_test`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      API_TOKENS: 'startup-check-token-0123456789abcdef',
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await service.waitFor(/Plant Store listening on/);
+      expect((await send(`${url}/health/live`)).status).toBe(200);
+      const ready = await send(`${url}/health/ready`);
+      expect({ status: ready.status, body: ready.body }).toEqual({
+        status: 503,
+        body: {
+          error: 503,
+          message:
+            'The service is not ready: it is starting (its database has not answered yet).',
+        },
+      });
+      const create = await postPlant(url, newPlantJson(uniqueId(), 'Fern'), {
+        token: 'startup-check-token-0123456789abcdef',
+      });
+      expect({
+        status: create.status,
+        body: create.body,
+        retryAfter: create.headers.get('retry-after'),
+      }).toEqual({
+        status: 503,
+        body: {
+          error: 503,
+          message: 'The database is unavailable; retry later.',
+        },
+        retryAfter: expect.any(String),
+      });
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  });
 
   it('starts on an external database with no token, warning how to create one', async () => {
     const port = await freePort();
@@ -181,7 +230,14 @@ describe('starting the built service (dist/service/main.js)', () => {
         expect(second.text).toMatch(
           /Stopped a stale embedded PostgreSQL \(pid \d+\) left running in \S+ by a process that is gone \(pid \d+\)/,
         );
-        const health = await send(`http://127.0.0.1:${env.PORT}/health`);
+        // Listening comes before the database is migrated and connected (DatabaseStartup).
+        const health = await eventually(
+          'the second service healthy',
+          async () => {
+            const answer = await send(`http://127.0.0.1:${env.PORT}/health`);
+            return answer.status === 200 ? answer : undefined;
+          },
+        );
         expect(health.body).toEqual({ status: 'ok', instance: 'second' });
       } finally {
         expect(await second.stop()).toBe(0);

@@ -6,7 +6,7 @@ import {
   statementOf,
 } from './support/otlp-receiver.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { ServiceProcess, startListening } from './support/service-process.js';
+import { ServiceProcess, startReady } from './support/service-process.js';
 import { TEST_TOKENS } from './support/tokens.js';
 
 const SERVER = 2;
@@ -23,7 +23,7 @@ async function startTracedService(
   receiver: OtlpReceiver,
   settings: Record<string, string> = {},
 ): Promise<{ service: ServiceProcess; baseUrl: string }> {
-  const { service, url } = await startListening(inject('databaseUrl'), {
+  const { service, url } = await startReady(inject('databaseUrl'), {
     OTEL_SERVICE_NAME: 'plant-store-e2e',
     OTEL_TRACES_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
+import { DatabaseStartup } from './database/database-startup.js';
 import { openFrontDoor } from './front-door.js';
 import { expressAdapter } from './express-door.js';
 import { fastifyAdapter } from './fastify-door.js';
@@ -21,8 +22,15 @@ function serviceAdapter(env: Environment): ServiceAdapter {
  * HTTP_ADAPTER names; the front door (front-door.ts) then puts everything between a socket
  * and Nest's routes on it, in the order a request meets it. `env` is validated by the
  * caller, once: bootstrap.ts reads process.env, a test passes its own settings.
+ *
+ * It resolves once the database is migrated and connected, unless `beforeDatabase`:
+ * bootstrap.ts listens at once, so that a replica started during a database outage answers
+ * its probes (not ready) and its own 503s meanwhile (DatabaseStartup).
  */
-export async function createApp(env: Environment): Promise<INestApplication> {
+export async function createApp(
+  env: Environment,
+  { beforeDatabase = false }: { beforeDatabase?: boolean } = {},
+): Promise<INestApplication> {
   const adapter = serviceAdapter(env);
   const app = await NestFactory.create<INestApplication>(
     AppModule.forRoot(env),
@@ -39,5 +47,6 @@ export async function createApp(env: Environment): Promise<INestApplication> {
   app.useLogger(app.get(Logger));
   app.flushLogs();
   openFrontDoor(app, adapter, env);
+  if (!beforeDatabase) await app.get(DatabaseStartup).started;
   return app;
 }

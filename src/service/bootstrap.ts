@@ -10,6 +10,7 @@ import {
 } from './config/environment.js';
 import type { INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
+import { DatabaseStartup } from './database/database-startup.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { stopWhenStdinCloses } from './lifecycle/stdin-close.js';
 import { handleStopSignals } from './lifecycle/stop-signals.js';
@@ -69,6 +70,18 @@ function shutDown(
     );
 }
 
+/** A start the database refused (not merely absent): said, closed, exit 1. */
+function failedToStart(app: INestApplication, error: unknown): void {
+  logger.error(
+    'The service failed to start',
+    error instanceof Error ? error.stack : error,
+  );
+  void app.close().then(
+    () => process.exit(1),
+    () => process.exit(1),
+  );
+}
+
 /**
  * The address as bound: 0.0.0.0 (every IPv4 address) stays 0.0.0.0, where Nest's getUrl()
  * would name 127.0.0.1, which a container's port mapping never reaches.
@@ -91,7 +104,11 @@ async function bootstrap(env: Environment): Promise<void> {
     hurry: () => running?.get(GracefulShutdown).hurry(),
   });
 
-  const app = await createApp(env);
+  // Listening before the database answers: not ready until it does (DatabaseStartup).
+  const app = await createApp(env, { beforeDatabase: true });
+  void app
+    .get(DatabaseStartup)
+    .started.catch((error: unknown) => failedToStart(app, error));
   if (stopSignal === undefined) {
     await app.listen(env.PORT, env.HOST);
     logger.log(
@@ -104,7 +121,10 @@ async function bootstrap(env: Environment): Promise<void> {
     return;
   }
   const { developmentToken } = app.get(ServiceApiTokens);
-  if (developmentToken !== undefined)
+  if (developmentToken === undefined) return;
+  // Once creates can work: the curl it prints is meant to be run at once.
+  await app.get(DatabaseStartup).started.catch(() => undefined);
+  if (app.get(DatabaseStartup).isStarted)
     printDevelopmentToken(developmentToken, env);
 }
 

@@ -21,10 +21,11 @@ interface Probe {
   ms: number;
 }
 
-async function probeReadiness(url: string): Promise<Probe> {
+// GET /health, the probe that asks the database: readiness no longer does (issue 42).
+async function probeHealth(url: string): Promise<Probe> {
   const started = performance.now();
   try {
-    const answer = await fetch(`${url}/health/ready`, {
+    const answer = await fetch(`${url}/health`, {
       signal: AbortSignal.timeout(9_000),
     });
     await answer.arrayBuffer();
@@ -78,7 +79,7 @@ describe('a hung database (every PostgreSQL process stopped)', () => {
     const pausedAt = ledger.now();
     const probes: Probe[] = [];
     while (ledger.now() - pausedAt < HANG_MS) {
-      probes.push(await probeReadiness(service.url));
+      probes.push(await probeHealth(service.url));
       await sleep(500);
     }
     const resumedAt = ledger.now();
@@ -98,7 +99,7 @@ describe('a hung database (every PostgreSQL process stopped)', () => {
     const slowest = Math.max(...sentInHang.map(({ outcome }) => outcome.ms));
     process.stdout.write(
       `[reliability] database hung: ${sentInHang.length} requests sent into the hang, slowest ` +
-        `${Math.round(slowest)} ms; readiness ${JSON.stringify(probes.map(({ status }) => status))}, ` +
+        `${Math.round(slowest)} ms; /health ${JSON.stringify(probes.map(({ status }) => status))}, ` +
         `slowest ${Math.round(Math.max(...probes.map(({ ms }) => ms)))} ms; creates again ${recoveredIn} ms after waking\n`,
     );
     expect(answeredInHang.length).toBeGreaterThanOrEqual(CLIENTS);

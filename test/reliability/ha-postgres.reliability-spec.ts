@@ -1,6 +1,3 @@
-import pg from 'pg';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { eventually } from '../support/poll.js';
 import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
 import { startLoad } from '../support/reliability/load.js';
 import {
@@ -8,7 +5,9 @@ import {
   ensureHaPostgres,
   HaPostgres,
   type PatroniNode,
+  untilReplayed,
 } from '../support/reliability/patroni.js';
+import { backAfter, watch } from '../support/reliability/watch.js';
 import { percentile } from '../../test-kit/percentile.mjs';
 import {
   type RunningService,
@@ -24,49 +23,12 @@ const RETRY_PAUSE_MS = 100;
 const ANSWER_WITHIN_MS = 10_000;
 const REFUSED_P99_MS = 500;
 const CREATES_AFTER_COMMIT_MS = 1_000;
-const READY_BEFORE_CREATE_MS = 1_000;
+// Issue 21's bound on readiness, now GET /health's: readiness no longer asks the database.
+const HEALTHY_BEFORE_CREATE_MS = 1_000;
 const DATABASE_503 = {
   error: 503,
   message: 'The database is unavailable; retry later.',
 };
-
-/** Something observed again and again until stopped, each observation timed. */
-interface Watch<T> {
-  seen: { value: T; at: number }[];
-  stop(): Promise<void>;
-}
-
-function watch<T>(everyMs: number, observe: () => Promise<T>): Watch<T> {
-  let running = true;
-  const seen: { value: T; at: number }[] = [];
-  const loop = (async () => {
-    while (running) {
-      const started = performance.now();
-      const value = await observe();
-      seen.push({ value, at: performance.now() });
-      const pause = everyMs - (performance.now() - started);
-      if (pause > 0) await sleep(pause);
-    }
-  })();
-  return {
-    seen,
-    async stop() {
-      running = false;
-      await loop;
-    },
-  };
-}
-
-/** The first failure after `from`, then the first success after it: an outage's end. */
-function backAfter<T>(
-  events: { ok: boolean; at: number; value?: T }[],
-  from: number,
-): { failedAt: number; backAt: number } | undefined {
-  const failed = events.find(({ ok, at }) => !ok && at >= from);
-  if (failed === undefined) return undefined;
-  const back = events.find(({ ok, at }) => ok && at > failed.at);
-  return back && { failedAt: failed.at, backAt: back.at };
-}
 
 interface EventFigures {
   event: string;
@@ -75,8 +37,15 @@ interface EventFigures {
   commitMs?: number;
   createMs?: number;
   readyMs?: number;
-  refusedP99Ms: number;
+  /** Creates sent from the event until a commit went through again, and their p99. */
   sentWhileDown: number;
+  refusedP99Ms: number;
+  /** Creates sent before the event and answered after it: their outcome may take its deadline. */
+  inFlight: number;
+  inFlightMaxMs: number;
+  /** The plain client's commits (a fresh connection each) that failed in that window. */
+  plainFailed: number;
+  plainFailedP99Ms: number;
 }
 
 describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAProxy)', () => {
@@ -106,14 +75,16 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       ledgerStart + at;
 
     const commits = watch<Commit>(50, () => ha.commit(1_000));
-    const readiness = watch(100, () =>
-      fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(5_000) })
+    const status = (path: string) => () =>
+      fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) })
         .then(async (answer) => {
           await answer.arrayBuffer();
           return answer.status;
         })
-        .catch(() => 0),
-    );
+        .catch(() => 0);
+    const health = watch(100, status('/health'));
+    // Issue 42: a replica whose database is down stays ready, so a balancer keeps it.
+    const readiness = watch(250, status('/health/ready'));
     // For the printed figures only: coarser, to leave the shared CPU to the rest.
     const leaders = watch(250, async () => (await ha.leader())?.name);
     const routes = watch(250, () => ha.balancer.states().catch(() => ({})));
@@ -171,7 +142,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
     } finally {
       await load.stop();
       await Promise.all(
-        [commits, readiness, leaders, routes].map((w) => w.stop()),
+        [commits, health, readiness, leaders, routes].map((w) => w.stop()),
       );
     }
 
@@ -202,7 +173,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
         at,
       );
       // The service's first create sent once the database was seen failing, and
-      // readiness's first 200 after its first 503 from then.
+      // /health's first 200 after its first 503 from then.
       const createdAt =
         commit &&
         Math.min(
@@ -213,21 +184,36 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       const ready =
         commit &&
         backAfter(
-          readiness.seen.map(({ value, at: seen }) => ({
+          health.seen.map(({ value, at: seen }) => ({
             ok: value === 200,
             at: seen,
           })),
           commit.failedAt,
         );
-      // While the database could not commit: from the first commit of ours that failed
-      // to the first that went through again.
+      // Sent after the event (the kill, the switchover's request) and before a commit of
+      // ours went through again: issue 42's bound is on these.
       const whileDown = ledger.attempts.filter(
         (attempt) =>
           commit !== undefined &&
-          sentAt(attempt) >= commit.failedAt &&
+          sentAt(attempt) >= at &&
           sentAt(attempt) < commit.backAt &&
           sentAt(attempt) < until,
       );
+      // Sent before it, answered after it: counted apart, as their outcome is unknown.
+      const inFlight = ledger.attempts.filter(
+        (attempt) => sentAt(attempt) < at && answeredAt(attempt) > at,
+      );
+      // The database's own share: a plain client beside the service, a fresh connection
+      // through HAProxy for each commit, in the same window.
+      const plainFailed = commits.seen
+        .map(({ value }) => value)
+        .filter(
+          (plain) =>
+            commit !== undefined &&
+            !plain.ok &&
+            plain.started >= at &&
+            plain.started < commit.backAt,
+        );
       return {
         event,
         promotedMs: since(promoted?.at),
@@ -235,13 +221,24 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
         commitMs: since(commit?.backAt),
         createMs: since(createdAt),
         readyMs: since(ready?.backAt),
+        sentWhileDown: whileDown.length,
         refusedP99Ms: Math.round(
           percentile(
             whileDown.map(({ outcome }) => outcome.ms),
             0.99,
           ),
         ),
-        sentWhileDown: whileDown.length,
+        inFlight: inFlight.length,
+        inFlightMaxMs: Math.round(
+          Math.max(0, ...inFlight.map(({ outcome }) => outcome.ms)),
+        ),
+        plainFailed: plainFailed.length,
+        plainFailedP99Ms: Math.round(
+          percentile(
+            plainFailed.map((plain) => plain.at - plain.started),
+            0.99,
+          ),
+        ),
       };
     });
     // HA_TIMELINE=1: each event's creates, commits and readiness, 250 ms at a time.
@@ -253,9 +250,9 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
             list.filter((item) => item.at >= t && item.at < t + 250);
           const c = inBucket(creates);
           const k = inBucket(commits.seen);
-          const r = inBucket(readiness.seen);
+          const r = inBucket(health.seen);
           rows.push(
-            `${Math.round(t - at)}: creates ${c.filter((x) => x.ok).length}/${c.length} commits ${k.map(({ value }) => (value.ok ? 'ok' : 'x')).join('')} ready ${r.map(({ value }) => value).join(',')}`,
+            `${Math.round(t - at)}: creates ${c.filter((x) => x.ok).length}/${c.length} commits ${k.map(({ value }) => (value.ok ? 'ok' : 'x')).join('')} health ${r.map(({ value }) => value).join(',')}`,
           );
         }
         const slow = ledger.attempts
@@ -270,15 +267,21 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
               `${Math.round(sentAt(attempt) - at)}+${Math.round(attempt.outcome.ms)}`,
           );
         process.stdout.write(
-          `--- ${event}\n${rows.join('\n')}\nslower than 300 ms (sent+ms): ${slow.join(' ')}\n`,
+          `--- ${event} (epoch ms ${Math.round(performance.timeOrigin + at)})\n${rows.join('\n')}\nslower than 300 ms (sent+ms): ${slow.join(' ')}\n`,
         );
       }
+    if (process.env.HA_TIMELINE)
+      process.stdout.write(
+        `--- the service's log (epoch ms; the scenario started at ${Math.round(performance.timeOrigin + started)})\n${service.process.text.slice(-8_000)}\n`,
+      );
     for (const figure of figures)
       process.stdout.write(
         `[reliability] HA PostgreSQL, ${figure.event}: Patroni promoted at ${figure.promotedMs} ms, ` +
           `HAProxy routed at ${figure.routedMs} ms, a commit through HAProxy at ${figure.commitMs} ms, ` +
-          `a create at ${figure.createMs} ms, readiness 200 at ${figure.readyMs} ms; ` +
-          `${figure.sentWhileDown} creates sent while the database could not commit, p99 ${figure.refusedP99Ms} ms ` +
+          `a create at ${figure.createMs} ms, /health 200 at ${figure.readyMs} ms; ` +
+          `${figure.sentWhileDown} creates sent from then until a commit went through, p99 ${figure.refusedP99Ms} ms; ` +
+          `${figure.inFlight} in flight at the event, the slowest ${figure.inFlightMaxMs} ms; ` +
+          `a plain client's ${figure.plainFailed} failed commits in that window, p99 ${figure.plainFailedP99Ms} ms ` +
           `(scenario ${Math.round((performance.now() - started) / 1000)} s)\n`,
       );
 
@@ -307,11 +310,14 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       expect(figure.createMs! - figure.commitMs!).toBeLessThanOrEqual(
         CREATES_AFTER_COMMIT_MS,
       );
-      // Readiness not 200 more than 1 s before a create can succeed.
+      // /health not 200 more than 1 s before a create can succeed.
       expect(figure.readyMs!).toBeGreaterThanOrEqual(
-        figure.createMs! - READY_BEFORE_CREATE_MS,
+        figure.createMs! - HEALTHY_BEFORE_CREATE_MS,
       );
     }
+    // Readiness 200 throughout: the database is every replica's (issue 42).
+    expect(readiness.seen.length).toBeGreaterThan(0);
+    expect(readiness.seen.filter(({ value }) => value !== 200)).toEqual([]);
 
     // Nothing acknowledged lost, no row never sent: on the primary, and on the synchronous
     // standby once it has replayed all the primary wrote.
@@ -334,34 +340,3 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
     expect(service.process.isRunning).toBe(true);
   });
 });
-
-/** Waits until `standby` has replayed everything `primary` had written when called. */
-async function untilReplayed(
-  primary: PatroniNode,
-  standby: PatroniNode,
-): Promise<void> {
-  const query = async (node: PatroniNode, sql: string): Promise<string> => {
-    const client = new pg.Client({ connectionString: node.url() });
-    await client.connect();
-    try {
-      return (await client.query<{ lsn: string }>(sql)).rows[0].lsn;
-    } finally {
-      await client.end();
-    }
-  };
-  const written = await query(
-    primary,
-    'SELECT pg_current_wal_lsn()::text AS lsn',
-  );
-  await eventually(
-    `${standby.name} to replay up to ${written}`,
-    async () =>
-      (await query(
-        standby,
-        `SELECT (pg_last_wal_replay_lsn() >= '${written}'::pg_lsn)::text AS lsn`,
-      )) === 'true'
-        ? true
-        : undefined,
-    { everyMs: 100, timeoutMs: 30_000 },
-  );
-}

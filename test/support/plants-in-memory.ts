@@ -134,7 +134,9 @@ export async function plantsOn(
   ).buildMetadatas();
   const repository = {
     metadata: dataSource.getMetadata(entity),
-    manager: { connection: { driver: { master: table.pool } } },
+    manager: {
+      connection: { driver: { master: table.pool }, isInitialized: true },
+    },
   } as unknown as Repository<PlantEntity>;
   const settings = new PlantsSettings(options);
   const metrics = new MetricsService({ driver: {} } as DataSource);

@@ -8,6 +8,7 @@ import {
   startNodeProcess,
 } from '../../test-kit/node-process.mjs';
 import { adapterUnderTest } from './adapter-under-test.js';
+import { eventually } from './poll.js';
 import { TEST_TOKENS } from './tokens.js';
 
 /**
@@ -106,7 +107,7 @@ export class ServiceProcess {
   }
 }
 
-/** A service that `startListening` started, and where it answers. */
+/** A service that `spawnService` started, and where it answers. */
 export interface ListeningService {
   service: ServiceProcess;
   port: number;
@@ -115,10 +116,9 @@ export interface ListeningService {
 
 /**
  * The built service on `databaseUrl` with the test tokens, JSON logs and `settings` on top,
- * on `port` (a free one unless given) of 127.0.0.1, once it accepts connections there
- * (whatever its LOG_LEVEL lets it print; no request, so nothing is logged or traced).
+ * on `port` (a free one unless given) of 127.0.0.1, as soon as it is spawned.
  */
-export async function startListening(
+export async function spawnService(
   databaseUrl: string,
   settings: Record<string, string> = {},
   port?: number,
@@ -132,15 +132,79 @@ export async function startListening(
     LOG_FORMAT: 'json',
     ...settings,
   });
-  const url = `http://127.0.0.1:${chosen}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (!service.isRunning)
-      throw new Error(`The service exited while starting:\n${service.text}`);
-    if (await accepts(chosen)) return { service, port: chosen, url };
-    if (Date.now() > deadline)
-      throw new Error(`The service never answered at ${url}:\n${service.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  return { service, port: chosen, url: `http://127.0.0.1:${chosen}` };
+}
+
+/**
+ * `spawnService`'s service once it accepts connections (whatever its LOG_LEVEL lets it
+ * print; no request, so nothing is logged or traced). It listens before its database is
+ * migrated and connected: `startReady` waits for that too.
+ */
+export async function startListening(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<ListeningService> {
+  const running = await spawnService(databaseUrl, settings, port);
+  await whileRunning(
+    running.service,
+    `it to accept connections at ${running.url}`,
+    () => accepts(running.port),
+  );
+  return running;
+}
+
+/** `startListening`'s service once it is ready: its database migrated and connected. */
+export async function startReady(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<ListeningService> {
+  const running = await startListening(databaseUrl, settings, port);
+  await untilReady(running.service, running.url);
+  return running;
+}
+
+/** Until `GET /health/ready` answers 200 (one request every 100 ms). */
+export async function untilReady(
+  service: ServiceProcess,
+  url: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await whileRunning(
+    service,
+    `${url}/health/ready to answer 200`,
+    () =>
+      fetch(`${url}/health/ready`).then(
+        (response) => response.status === 200,
+        () => false,
+      ),
+    timeoutMs,
+  );
+}
+
+/**
+ * Polls `probe` every 100 ms until it is true; fails with what the service printed if it
+ * exits meanwhile or `timeoutMs` passes.
+ */
+async function whileRunning(
+  service: ServiceProcess,
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  try {
+    await eventually(
+      what,
+      async () => {
+        if (!service.isRunning)
+          throw new Error('The service exited while starting');
+        return (await probe()) ? true : undefined;
+      },
+      { timeoutMs, everyMs: 100 },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}:\n${service.text}`);
   }
 }
 

@@ -184,6 +184,7 @@ describe('ActiveTokenStore, on a table in memory', () => {
     });
     expect(tokens.complete).toBe(true);
     expect(tokens.isStale()).toBe(false);
+    expect(tokens.loaded).toBe(true);
     expect(tokens.stats()).toMatchObject({
       tokens: 2,
       complete: true,
@@ -453,8 +454,8 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
     ]);
     expect(errors()).toEqual([
       [
-        'Out of touch with the database for over 5000 ms: managed tokens are answered 503 and ' +
-          'readiness is 503 until it reconnects and reloads',
+        'Out of touch with the database for over 5000 ms: managed tokens are answered 503 ' +
+          'until it reconnects and reloads',
         'TokenSync',
       ],
     ]);
@@ -501,6 +502,7 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
     const tokens = storeOn(database);
     await tokens.start();
     expect(tokens.isStale()).toBe(true);
+    expect(tokens.loaded).toBe(false);
     await eventually('a few refused reconnects', () =>
       database.connections.length >= 3 ? true : undefined,
     );
@@ -514,8 +516,8 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
     ]);
     expect(errors()).toEqual([
       [
-        'Out of touch with the database for over 60000 ms: managed tokens are answered 503 and ' +
-          'readiness is 503 until it reconnects and reloads',
+        'Out of touch with the database for over 60000 ms: managed tokens are answered 503 ' +
+          'until it reconnects and reloads',
         'TokenSync',
       ],
     ]);

@@ -129,6 +129,11 @@ export class ActiveTokenStore {
     return this.tokens.complete;
   }
 
+  /** True once it has loaded the tokens at least once: before that it knows none of them. */
+  get loaded(): boolean {
+    return this.lastConfirmedAt !== undefined;
+  }
+
   /**
    * True when the store may have missed changes for longer than maxStalenessMs: its last
    * confirmed contact (a load, or an answered heartbeat, sent that long ago) is older than
@@ -143,7 +148,7 @@ export class ActiveTokenStore {
       this.reportedStale = true;
       this.logger.error(
         `Out of touch with the database for over ${this.options.maxStalenessMs} ms: ` +
-          'managed tokens are answered 503 and readiness is 503 until it reconnects and reloads',
+          'managed tokens are answered 503 until it reconnects and reloads',
       );
     }
     return stale;

@@ -19,7 +19,7 @@ import {
 /** What the verifier needs of the store (the tests hand it a store without a database). */
 export type HeldTokens = Pick<
   ActiveTokenStore,
-  'find' | 'complete' | 'isStale'
+  'find' | 'complete' | 'isStale' | 'loaded'
 >;
 
 /**
@@ -51,8 +51,18 @@ export class ApiTokenVerifier extends TokenVerifier {
     this.unheldLookUps = new ConcurrencyLimit(settings.tokenLookupConcurrency);
   }
 
-  /** Not ready while managed tokens cannot be judged (the store is stale). */
+  /**
+   * Not ready until the store has loaded once (a replica starting). A store out of touch
+   * later is not a reason: its database is every replica's, and a balancer left with no
+   * replica ready would answer in the service's place (issue 42). Its managed tokens get
+   * 503 meanwhile (verify).
+   */
   override isReady(): boolean {
+    return this.store.loaded;
+  }
+
+  /** False while the store is stale: managed tokens are then answered 503. */
+  override isCurrent(): boolean {
     return !this.store.isStale();
   }
 

@@ -25,10 +25,20 @@ export abstract class TokenVerifier {
   ): Promise<AuthenticatedClient | undefined>;
 
   /**
-   * False while the verifier cannot judge the tokens it should know (the service's
-   * readiness then fails, so a balancer sends elsewhere). Always true unless overridden.
+   * False while the verifier cannot yet judge the tokens it should know, as while starting
+   * (the service's readiness then fails, so a balancer sends elsewhere). Keep it true
+   * through an outage of something every replica shares: readiness failing on every
+   * replica at once leaves a balancer nobody to send to. Always true unless overridden.
    */
   isReady(): boolean {
+    return true;
+  }
+
+  /**
+   * False while it may judge from outdated knowledge (a token store out of touch with its
+   * database): the service's GET /health says so. Always true unless overridden.
+   */
+  isCurrent(): boolean {
     return true;
   }
 }

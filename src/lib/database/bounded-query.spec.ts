@@ -3,7 +3,11 @@ import { createServer, type Server } from 'node:net';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import type { Pool } from 'pg';
-import { poolOf, queryWithin } from './bounded-query.js';
+import {
+  listenForBrokenConnections,
+  poolOf,
+  queryWithin,
+} from './bounded-query.js';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
 
 /** A pooled connection whose query answers with `answer`, recording how it was released. */
@@ -138,6 +142,19 @@ describe('queryWithin', () => {
   });
 });
 
+describe('poolOf', () => {
+  it("is the driver's pool, and DatabaseDownError until the DataSource is initialized", () => {
+    const pool = {} as Pool;
+    const source = (master: Pool | undefined, isInitialized: boolean) =>
+      ({ driver: { master }, isInitialized }) as unknown as DataSource;
+    expect(poolOf(source(pool, true))).toBe(pool);
+    // A service listening before its database answered (DatabaseStartup): a write is
+    // refused as while the database is down, also while initialize() is half done.
+    expect(() => poolOf(source(undefined, false))).toThrow(DatabaseDownError);
+    expect(() => poolOf(source(pool, false))).toThrow(DatabaseDownError);
+  });
+});
+
 /** A PostgreSQL message: its type byte, its length, its body. */
 function message(type: string, body: Buffer): Buffer {
   const length = Buffer.alloc(4);
@@ -171,7 +188,7 @@ function terminatingServer(): Promise<Server> {
   );
 }
 
-describe('poolOf', () => {
+describe('listenForBrokenConnections', () => {
   it('keeps a connection the server ends as it starts from crashing the process: its borrower sees its query fail', async () => {
     const server = await terminatingServer();
     const { port } = server.address() as { port: number };
@@ -182,12 +199,14 @@ describe('poolOf', () => {
       database: 'plants',
     });
     pool.on('error', () => undefined);
-    const dataSource = { driver: { master: pool } } as unknown as DataSource;
     const uncaught: unknown[] = [];
     const record = (error: unknown) => uncaught.push(error);
     process.on('uncaughtException', record);
     try {
-      const client = await poolOf(dataSource).connect();
+      listenForBrokenConnections(pool);
+      listenForBrokenConnections(pool);
+      expect(pool.listenerCount('acquire')).toBe(1);
+      const client = await pool.connect();
       await expect(client.query('SELECT 1')).rejects.toThrow();
       client.release(true);
       expect(uncaught).toEqual([]);

@@ -3,27 +3,38 @@ import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import {
   DatabaseDeadlineError,
+  DatabaseDownError,
   isDatabaseUnavailable,
 } from './database-errors.js';
+
+/**
+ * TypeORM's pg pool: reached directly so that a silent connection can be thrown away.
+ * DatabaseDownError until the DataSource is initialized (a service that started listening
+ * before its database answered; its pool exists a moment before its entity metadata): a
+ * write is then refused as while the database is down.
+ */
+export function poolOf(dataSource: DataSource): Pool {
+  const pool = (dataSource.driver as PostgresDriver).master as Pool | undefined;
+  if (pool === undefined || !dataSource.isInitialized)
+    throw new DatabaseDownError();
+  return pool;
+}
 
 const listened = new WeakSet<Pool>();
 const heard = Symbol('heard');
 
 /**
- * TypeORM's pg pool: reached directly so that a silent connection can be thrown away. From
- * the first time a pool is seen here, each connection it hands out keeps an 'error' listener
- * for good: pg-pool takes its own off as it hands one out, and a connection the server ends
- * in the same read as its first ReadyForQuery (pg_terminate_backend while it starts) would
- * emit 'error' before its borrower could listen, which Node makes an uncaught exception. The
- * borrower learns of the loss from its query, which fails.
+ * From now on, each connection `pool` hands out keeps an 'error' listener for good (once per
+ * pool, however often it is called): pg-pool takes its own off as it hands one out, and a
+ * connection the server ends in the same read as its first ReadyForQuery
+ * (pg_terminate_backend while it starts) would emit 'error' before its borrower could
+ * listen, which Node makes an uncaught exception. The borrower learns of the loss from its
+ * query, which fails. Call it as soon as the DataSource is initialized.
  */
-export function poolOf(dataSource: DataSource): Pool {
-  const pool = (dataSource.driver as PostgresDriver).master as Pool;
-  if (!listened.has(pool)) {
-    listened.add(pool);
-    pool.on('acquire', keepListening);
-  }
-  return pool;
+export function listenForBrokenConnections(pool: Pool): void {
+  if (listened.has(pool)) return;
+  listened.add(pool);
+  pool.on('acquire', keepListening);
 }
 
 function keepListening(client: PoolClient & { [heard]?: true }): void {

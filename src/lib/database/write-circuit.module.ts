@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { modulePerConnection } from '../common/module-per-connection.js';
-import { poolOf } from './bounded-query.js';
+import { listenForBrokenConnections, poolOf } from './bounded-query.js';
 import { WRITE_CIRCUIT_DEFAULTS, WriteCircuit } from './write-circuit.js';
 import { schemaQualified } from './schema-qualified.js';
 
@@ -20,9 +20,10 @@ export class WriteCircuitModule {
         provide: WriteCircuit,
         inject: [getDataSourceToken(dataSource)],
         useFactory: (source: DataSource) => {
-          // Every connection the pool hands out from now on, whoever borrows it, keeps an
-          // 'error' listener (poolOf says why); later if the DataSource opens later.
-          if (source.isInitialized) poolOf(source);
+          // Every connection the pool hands out, whoever borrows it, keeps an 'error'
+          // listener (listenForBrokenConnections says why). A DataSource that opens later
+          // is listened to by whoever opens it (the service's DatabaseStartup).
+          if (source.isInitialized) listenForBrokenConnections(poolOf(source));
           return new WriteCircuit(
             () => poolOf(source),
             WRITE_CIRCUIT_DEFAULTS,

@@ -148,26 +148,28 @@ export class PlantsRepository {
     rows: PlantRow[],
     deadline: number,
   ): Promise<Set<string>> {
-    const [sql, parameters] =
-      rows.length === 1
-        ? [this.statements.insertOne, [rows[0].id, rows[0].name, rows[0].tag]]
-        : [
-            this.statements.insertBatch,
-            [
-              rows.map((row) => row.id),
-              rows.map((row) => row.name),
-              rows.map((row) => row.tag),
-            ],
-          ];
-    const returned = await this.writeCircuit.write((signal) =>
-      queryWithin<{ id: string }>(
-        poolOf(this.plants.manager.connection),
+    const returned = await this.writeCircuit.write((signal) => {
+      // The pool first: a DataSource not connected yet has no entity metadata either.
+      const pool = poolOf(this.plants.manager.connection);
+      const [sql, parameters] =
+        rows.length === 1
+          ? [this.statements.insertOne, [rows[0].id, rows[0].name, rows[0].tag]]
+          : [
+              this.statements.insertBatch,
+              [
+                rows.map((row) => row.id),
+                rows.map((row) => row.name),
+                rows.map((row) => row.tag),
+              ],
+            ];
+      return queryWithin<{ id: string }>(
+        pool,
         deadline,
         sql,
         parameters,
         signal,
-      ),
-    );
+      );
+    });
     return new Set(returned.map((row) => row.id));
   }
 }

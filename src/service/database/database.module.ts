@@ -1,10 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
 import { Environment } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseServer } from './database-server.js';
+import { DatabaseStartup } from './database-startup.js';
 import { runMigrations } from './migration-runner.js';
 
 // Imported by TypeORM's own module only, so Nest shuts it down after TypeORM's pool.
@@ -16,6 +17,11 @@ export interface DatabaseConnectionOptions {
   migrate: boolean;
   /** The DataSource's schema, where the package's tables are; the default one if unset. */
   schema?: string;
+  /**
+   * Give the DataSource out before it connects, `migrate` ignored: DatabaseStartup migrates
+   * and connects it, trying again while the database cannot be reached.
+   */
+  later?: boolean;
 }
 
 /**
@@ -27,6 +33,7 @@ export interface DatabaseConnectionOptions {
 export function databaseConnection({
   migrate,
   schema,
+  later = false,
 }: DatabaseConnectionOptions): DynamicModule {
   return TypeOrmModule.forRootAsync({
     imports: [DatabaseServerModule],
@@ -37,15 +44,30 @@ export function databaseConnection({
       autoLoadEntities: true,
       retryAttempts: 5,
       retryDelay: 2_000,
+      manualInitialization: later,
     }),
     dataSourceFactory: async (options) => {
       const postgres = options as PostgresDataSourceOptions;
+      if (later) return new DataSource(postgres);
       if (migrate) await runMigrations(postgres);
       return new DataSource(postgres).initialize();
     },
   });
 }
 
-/** The service's database: migrated at boot. */
-@Module({ imports: [databaseConnection({ migrate: true })] })
+/**
+ * The service's database: migrated and connected once the process listens, and for as long
+ * as that takes (DatabaseStartup), so that a replica starts during a database outage.
+ */
+@Module({
+  imports: [databaseConnection({ migrate: true, later: true })],
+  providers: [
+    {
+      provide: DatabaseStartup,
+      inject: [getDataSourceToken()],
+      useFactory: (dataSource: DataSource) => new DatabaseStartup(dataSource),
+    },
+  ],
+  exports: [DatabaseStartup],
+})
 export class DatabaseModule {}

@@ -2,10 +2,12 @@ import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppConfigModule } from '../config/config.module.js';
 import { validateEnvironment } from '../config/environment.js';
-import { DatabaseModule } from './database.module.js';
+import { databaseConnection } from './database.module.js';
 
-// The database half of the app: booting it applies pending migrations (under the lock).
-@Module({ imports: [DatabaseModule] })
+// The database half of the app: booting it applies pending migrations (under the lock), at
+// once: not in the background as the service does (DatabaseStartup), which would let a Job
+// succeed without migrating, or give up on a database that is not there yet.
+@Module({ imports: [databaseConnection({ migrate: true })] })
 class MigrationModule {}
 
 /** `npm run migration:run`: migrate DATABASE_URL (or the embedded database) and exit. */

@@ -14,7 +14,9 @@ import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
 import { ApiErrorResponses } from '../../lib/errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { WriteCircuit } from '../../lib/database/write-circuit.js';
+import { MetricsService } from '../../lib/metrics/metrics.service.js';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
+import { DatabaseStartup } from '../database/database-startup.js';
 
 export class HealthStatus {
   @ApiProperty({ type: 'string', enum: ['ok'] })
@@ -29,7 +31,7 @@ export class HealthStatus {
   instance: string;
 }
 
-/** Probes for orchestrators and load balancers: public, cheap, no token. */
+/** Probes for orchestrators, load balancers and monitoring: public, cheap, no token. */
 @ApiTags('health')
 @Public()
 @Controller('health')
@@ -40,9 +42,25 @@ export class HealthController {
     private readonly writeCircuit: WriteCircuit,
     private readonly shutdown: ShutdownState,
     private readonly tokens: TokenVerifier,
+    private readonly database: DatabaseStartup,
     @InjectEnvironment() env: Environment,
+    metrics: MetricsService,
   ) {
     this.instance = env.INSTANCE_ID ?? randomUUID();
+    // What readiness no longer says, for dashboards and alerts.
+    metrics.gauge(
+      'database_can_commit',
+      '1 unless the database is known not to commit now (creates are then refused at once, 503); 0 before it first answered',
+      () => (database.isStarted && writeCircuit.canCommit ? 1 : 0),
+    );
+    metrics.gauge(
+      'service_ready',
+      '1 while GET /health/ready answers 200 (started, not shutting down)',
+      () =>
+        database.isStarted && tokens.isReady() && !shutdown.isShuttingDown
+          ? 1
+          : 0,
+    );
   }
 
   @Get('live')
@@ -58,30 +76,61 @@ export class HealthController {
     return { status: 'ok', instance: this.instance };
   }
 
-  @Get(['ready', ''])
+  @Get('ready')
   @ApiOperation({
     operationId: 'ready',
     summary: 'Readiness probe',
     description:
-      'The service can take traffic: its database can commit, its managed tokens are ' +
-      'current and it is not shutting down. ' +
-      'GET /health answers the same.',
+      'The replica can take traffic: it has started (migrated, connected, its managed tokens ' +
+      'loaded once) and is not shutting down. It does not ask the database: every replica ' +
+      'shares it, and a balancer that removed them all during a database outage would answer ' +
+      "in the service's place; while the database cannot commit, a ready replica answers " +
+      'creates 503 with Retry-After. GET /health says whether the database commits.',
     security: [],
   })
   @ApiOkResponse({ type: HealthStatus, description: 'ready for traffic' })
   @ApiErrorResponses(503)
-  async ready(): Promise<HealthStatus> {
-    if (this.shutdown.isShuttingDown)
+  ready(): HealthStatus {
+    this.refuseUnlessStarted();
+    return { status: 'ok', instance: this.instance };
+  }
+
+  @Get()
+  @ApiOperation({
+    operationId: 'health',
+    summary: 'Health, for monitoring',
+    description:
+      'Ready (GET /health/ready), and besides: the database commits (a commit probe, ' +
+      'reused for up to 1 s) and the managed tokens are current. For people and monitoring, ' +
+      'not for a load balancer: a database outage turns it 503 on every replica at once.',
+    security: [],
+  })
+  @ApiOkResponse({ type: HealthStatus, description: 'healthy' })
+  @ApiErrorResponses(503)
+  async health(): Promise<HealthStatus> {
+    this.refuseUnlessStarted();
+    if (!this.tokens.isCurrent())
       throw ApiError.serviceUnavailable(
-        'The service is not ready: it is shutting down.',
-      );
-    if (!this.tokens.isReady())
-      throw ApiError.serviceUnavailable(
-        'The service is not ready: its managed tokens are out of date.',
+        'The service is not healthy: its managed tokens are out of date.',
       );
     // A database that cannot commit: its error becomes 503 in the exception filter.
     await this.writeCircuit.check();
     return { status: 'ok', instance: this.instance };
+  }
+
+  private refuseUnlessStarted(): void {
+    if (this.shutdown.isShuttingDown)
+      throw ApiError.serviceUnavailable(
+        'The service is not ready: it is shutting down.',
+      );
+    if (!this.database.isStarted)
+      throw ApiError.serviceUnavailable(
+        'The service is not ready: it is starting (its database has not answered yet).',
+      );
+    if (!this.tokens.isReady())
+      throw ApiError.serviceUnavailable(
+        'The service is not ready: its managed tokens are not loaded yet.',
+      );
   }
 
   /** Another method on a probe's path is 405 with Allow, as on /plants. */

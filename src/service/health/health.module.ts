@@ -1,13 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { WriteCircuitModule } from '../../lib/database/write-circuit.module.js';
+import { MetricsModule } from '../../lib/metrics/metrics.module.js';
+import { DatabaseModule } from '../database/database.module.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { HealthController } from './health.controller.js';
 
 /**
- * The service's probes. Readiness asks WriteCircuit (can the database commit?) and the
- * application's TokenVerifier, so forRoot takes the very AuthModule the application
- * imports (the same dynamic module object, which Nest builds once): a second one would
- * hold a second token store.
+ * The service's probes. Readiness asks DatabaseStartup (started?) and the application's
+ * TokenVerifier; GET /health also asks WriteCircuit (can the database commit?). forRoot
+ * takes the very AuthModule the application imports (the same dynamic module object,
+ * which Nest builds once): a second one would hold a second token store.
  */
 @Module({})
 export class HealthModule {
@@ -16,6 +18,8 @@ export class HealthModule {
       module: HealthModule,
       imports: [
         LifecycleModule,
+        DatabaseModule,
+        MetricsModule,
         WriteCircuitModule.forDataSource(),
         authModule,
       ],

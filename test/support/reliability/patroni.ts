@@ -253,6 +253,29 @@ export class HaPostgres {
     return [];
   }
 
+  /**
+   * Patroni's maintenance mode on or off (`patronictl pause`/`resume`): paused, it neither
+   * restarts a PostgreSQL that died nor fails over, so a killed primary leaves the cluster
+   * with none until resumed.
+   */
+  async pause(paused: boolean): Promise<void> {
+    // A body with Content-Length: Patroni's API answers 411 to a chunked one.
+    const body = JSON.stringify({ pause: paused });
+    for (const node of this.nodes) {
+      const answer = await fetch(`${node.apiUrl}/config`, {
+        method: 'PATCH',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        body,
+        signal: AbortSignal.timeout(5_000),
+      }).catch(() => undefined);
+      if (answer?.ok) return;
+    }
+    throw new Error(`Patroni refused pause: ${paused} on every node`);
+  }
+
   /** The node Patroni names leader, once it runs as a primary. */
   async leader(): Promise<PatroniNode | undefined> {
     const members = await this.members();
@@ -428,4 +451,35 @@ function patroniConfig({
       basebackup: [{ checkpoint: 'fast' }],
     },
   });
+}
+
+/** Waits until `standby` has replayed everything `primary` had written when called. */
+export async function untilReplayed(
+  primary: PatroniNode,
+  standby: PatroniNode,
+): Promise<void> {
+  const query = async (node: PatroniNode, sql: string): Promise<string> => {
+    const client = new pg.Client({ connectionString: node.url() });
+    await client.connect();
+    try {
+      return (await client.query<{ lsn: string }>(sql)).rows[0].lsn;
+    } finally {
+      await client.end();
+    }
+  };
+  const written = await query(
+    primary,
+    'SELECT pg_current_wal_lsn()::text AS lsn',
+  );
+  await eventually(
+    `${standby.name} to replay up to ${written}`,
+    async () =>
+      (await query(
+        standby,
+        `SELECT (pg_last_wal_replay_lsn() >= '${written}'::pg_lsn)::text AS lsn`,
+      )) === 'true'
+        ? true
+        : undefined,
+    { everyMs: 100, timeoutMs: 30_000 },
+  );
 }

@@ -1,12 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ServiceProcess, startListening } from '../service-process.js';
+import {
+  type ServiceProcess,
+  spawnService as spawnServiceProcess,
+  startReady,
+  untilReady,
+} from '../service-process.js';
 import { type OwnPostgres, useOwnPostgres } from '../own-postgres.js';
 import type { TestPostgres } from '../test-postgres.js';
 import { TOKEN } from '../tokens.js';
 import { Ledger } from './ledger.js';
 import { sendPlant } from './load.js';
 
-export { TOKEN, type TestPostgres };
+export { TOKEN, type TestPostgres, untilReady };
 
 export interface RunningService {
   process: ServiceProcess;
@@ -20,12 +25,25 @@ export async function startService(
   settings: Record<string, string> = {},
   port?: number,
 ): Promise<RunningService> {
-  const running = await startListening(
+  const running = await startReady(
     databaseUrl,
     { LOG_LEVEL: 'warn', ...settings },
     port,
   );
-  await untilReady(running.service, running.url);
+  return { process: running.service, port: running.port, url: running.url };
+}
+
+/** The same, resolving as soon as the process is spawned (untilReady awaits the rest). */
+export async function spawnService(
+  databaseUrl: string,
+  settings: Record<string, string> = {},
+  port?: number,
+): Promise<RunningService> {
+  const running = await spawnServiceProcess(
+    databaseUrl,
+    { LOG_LEVEL: 'warn', ...settings },
+    port,
+  );
   return { process: running.service, port: running.port, url: running.url };
 }
 
@@ -51,20 +69,6 @@ export function useServiceOnTestPostgres(
     },
     lifetime,
   );
-}
-
-async function untilReady(service: ServiceProcess, url: string): Promise<void> {
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    if (!service.isRunning)
-      throw new Error(`The service exited while starting:\n${service.text}`);
-    const ready = await fetch(`${url}/health/ready`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-    if (ready) return;
-    await sleep(100);
-  }
-  throw new Error(`The service never became ready:\n${service.text}`);
 }
 
 /**
