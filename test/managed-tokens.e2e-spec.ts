@@ -93,7 +93,7 @@ describe('a managed token reaching its expiry', () => {
   let service: RunningApp;
   beforeAll(async () => {
     // No reload within the test: a 401 can only come from the expiry the store carries.
-    service = await startApp({ TOKEN_RESYNC_INTERVAL_MS: '600000' });
+    service = await startApp({ TOKEN_RELOAD_INTERVAL_MS: '600000' });
   });
   afterAll(() => service.close());
 

@@ -90,7 +90,7 @@ describe('managed tokens held in memory, kept current by the database', () => {
   beforeAll(async () => {
     // No periodic reload during the test: every change must come by notification.
     own = await serviceOnOwnDatabase('tokensync', {
-      TOKEN_RESYNC_INTERVAL_MS: '600000',
+      TOKEN_RELOAD_INTERVAL_MS: '600000',
     });
   });
   afterAll(() => own.close());
@@ -242,7 +242,7 @@ describe('the token store past its bound, and its periodic reload', () => {
   beforeAll(async () => {
     own = await serviceOnOwnDatabase('tokenbound', {
       TOKEN_STORE_MAX_TOKENS: '2',
-      TOKEN_RESYNC_INTERVAL_MS: '1000',
+      TOKEN_RELOAD_INTERVAL_MS: '1000',
     });
   });
   afterAll(() => own.close());

@@ -154,7 +154,7 @@ describe('a flood of failed authentication', () => {
   const own = useServiceOnTestPostgres('reliability-auth-flood', {
     // No periodic reload of the token store during the scenario: any scan of api_tokens
     // below would be the flood's.
-    TOKEN_RESYNC_INTERVAL_MS: '600000',
+    TOKEN_RELOAD_INTERVAL_MS: '600000',
   });
 
   async function phase(

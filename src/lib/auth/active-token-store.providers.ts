@@ -10,7 +10,7 @@ import type { DataSource } from 'typeorm';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { AuthSettings } from './auth-module.options.js';
 import { schemaQualified } from '../database/schema-qualified.js';
-import { ActiveTokenStore, type ResyncReason } from './active-tokens.store.js';
+import { ActiveTokenStore, type ReloadReason } from './active-tokens.store.js';
 import { listenerConnection } from './listener-connection.js';
 
 /** Starts the store with the application and stops it before the pool and database close. */
@@ -56,7 +56,7 @@ function registerMetrics(metrics: MetricsService, store: ActiveTokenStore) {
     () => Math.min(store.stats().secondsSinceContact, 1e9),
   );
   // The store counts in plain numbers; what grew since the last scrape is added then.
-  const reported: Record<ResyncReason, number> = {
+  const reported: Record<ReloadReason, number> = {
     connect: 0,
     periodic: 0,
     notified: 0,
@@ -67,8 +67,8 @@ function registerMetrics(metrics: MetricsService, store: ActiveTokenStore) {
     labelNames: ['reason'] as const,
     registers: [metrics.registry],
     collect() {
-      const counts = store.stats().resyncs;
-      for (const reason of Object.keys(reported) as ResyncReason[]) {
+      const counts = store.stats().reloads;
+      for (const reason of Object.keys(reported) as ReloadReason[]) {
         this.labels(reason).inc(counts[reason] - reported[reason]);
         reported[reason] = counts[reason];
       }
@@ -101,7 +101,7 @@ export function activeTokenStoreProviders(dataSource?: string): Provider[] {
         new ActiveTokenStore({
           maxTokens: settings.tokenStoreMaxTokens,
           maxStalenessMs: settings.tokenSyncMaxStalenessMs,
-          resyncIntervalMs: settings.tokenResyncIntervalMs,
+          reloadIntervalMs: settings.tokenReloadIntervalMs,
           table: schemaQualified(dataSource, 'api_tokens'),
           connect: listenerConnection(
             dataSource,

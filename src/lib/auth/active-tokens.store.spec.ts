@@ -152,12 +152,12 @@ afterEach(async () => {
 
 function storeOn(
   database: FakeTokensDatabase,
-  { maxTokens = 10, maxStalenessMs = 60_000, resyncIntervalMs = 60_000 } = {},
+  { maxTokens = 10, maxStalenessMs = 60_000, reloadIntervalMs = 60_000 } = {},
 ): ActiveTokenStore {
   const store = new ActiveTokenStore({
     maxTokens,
     maxStalenessMs,
-    resyncIntervalMs,
+    reloadIntervalMs,
     table: 'api_tokens',
     connect: database.connect,
   });
@@ -190,7 +190,7 @@ describe('ActiveTokenStore, on a table in memory', () => {
       complete: true,
       listening: true,
       reconnects: 0,
-      resyncs: { connect: 1, periodic: 0, notified: 0 },
+      reloads: { connect: 1, periodic: 0, notified: 0 },
     });
   });
 
@@ -208,7 +208,7 @@ describe('ActiveTokenStore, on a table in memory', () => {
     );
     expect(tokens.stats()).toMatchObject({
       notifications: 2,
-      resyncs: { connect: 1, notified: 0 },
+      reloads: { connect: 1, notified: 0 },
     });
   });
 
@@ -222,7 +222,7 @@ describe('ActiveTokenStore, on a table in memory', () => {
     database.notify('b');
     database.notify('');
     await eventually('the reload', () =>
-      tokens.stats().resyncs.notified === 1 ? true : undefined,
+      tokens.stats().reloads.notified === 1 ? true : undefined,
     );
     expect(tokens.find(keyOf('a'))).toBeUndefined();
     expect(tokens.find(keyOf('b'))).toBeDefined();
@@ -271,7 +271,7 @@ describe('ActiveTokenStore, on a table in memory', () => {
     database.connections[0].emit('error', new Error('terminated'));
     database.add('meanwhile');
     await eventually('the reload after reconnecting', () =>
-      tokens.stats().resyncs.connect === 2 ? true : undefined,
+      tokens.stats().reloads.connect === 2 ? true : undefined,
     );
     expect(tokens.find(keyOf('meanwhile'))).toBeDefined();
     expect(database.connections[0].ended).toBe(true);
@@ -368,7 +368,7 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
     );
     for (const name of names(1001, 'b')) database.notify(name);
     await eventually('a full reload', () =>
-      tokens.stats().resyncs.notified === 1 ? true : undefined,
+      tokens.stats().reloads.notified === 1 ? true : undefined,
     );
     expect(database.readsByName).toHaveLength(1);
   });
@@ -393,17 +393,17 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
     database.failNextRead = true;
     database.notify('a');
     await eventually('the reconnect', () =>
-      tokens.stats().resyncs.connect === 2 ? true : undefined,
+      tokens.stats().reloads.connect === 2 ? true : undefined,
     );
   });
 
   it('reloads everything periodically, catching a change whose notification was missed', async () => {
     const database = new FakeTokensDatabase();
-    const tokens = storeOn(database, { resyncIntervalMs: 20 });
+    const tokens = storeOn(database, { reloadIntervalMs: 20 });
     await tokens.start();
     database.add('missed');
     await eventually('the periodic reload', () => tokens.find(keyOf('missed')));
-    expect(tokens.stats().resyncs.periodic).toBeGreaterThan(0);
+    expect(tokens.stats().reloads.periodic).toBeGreaterThan(0);
   });
 
   it('counts an answered heartbeat as contact', async () => {
@@ -473,7 +473,7 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
     await tokens.start();
     database.notify('');
     await eventually('a second full read', () =>
-      tokens.stats().resyncs.notified === 1 ? true : undefined,
+      tokens.stats().reloads.notified === 1 ? true : undefined,
     );
     expect(errors()).toEqual([
       [
@@ -554,14 +554,14 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
     database.add('x');
     database.connections[0].emit('notification', {});
     await eventually('the reload', () =>
-      tokens.stats().resyncs.notified === 1 ? true : undefined,
+      tokens.stats().reloads.notified === 1 ? true : undefined,
     );
     expect(tokens.find(keyOf('x'))).toBeDefined();
     expect(database.readsByName).toEqual([]);
   });
 
   it.each([
-    ['a periodic reload', { resyncIntervalMs: 20 }, () => {}],
+    ['a periodic reload', { reloadIntervalMs: 20 }, () => {}],
     [
       'a reload for a notification naming no row',
       {},
@@ -577,7 +577,7 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
       database.failNextRead = true;
       trigger(database);
       await eventually('the reconnect', () =>
-        tokens.stats().resyncs.connect === 2 ? true : undefined,
+        tokens.stats().reloads.connect === 2 ? true : undefined,
       );
       expect(tokens.stats().reconnects).toBe(1);
       expect(database.connections[0].ended).toBe(true);
@@ -659,7 +659,7 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
       late();
       await new Promise((resolve) => setImmediate(resolve));
       expect(tokens.find(keyOf('a'))).toBeUndefined();
-      expect(tokens.stats().resyncs).toEqual({
+      expect(tokens.stats().reloads).toEqual({
         connect: 2,
         periodic: 0,
         notified: 0,
@@ -750,7 +750,7 @@ describe('ActiveTokenStore, its timers (fake clock)', () => {
     const database = new FakeTokensDatabase();
     const tokens = storeOn(database, {
       maxStalenessMs: 1_000,
-      resyncIntervalMs: 100,
+      reloadIntervalMs: 100,
     });
     await tokens.start();
     await vi.advanceTimersByTimeAsync(1_000);

@@ -24,7 +24,7 @@ export interface ActiveTokenStoreOptions {
    */
   maxStalenessMs: number;
   /** A full reload this often, the backstop for a change whose notification was missed. */
-  resyncIntervalMs: number;
+  reloadIntervalMs: number;
   /** The api_tokens table as SQL names it (in the DataSource's schema). */
   table: string;
   /**
@@ -59,14 +59,14 @@ const toRow = (row: Row): ActiveTokenRow => ({
 });
 
 /** Why the last full reload ran, for the metrics. */
-export type ResyncReason = 'connect' | 'periodic' | 'notified';
+export type ReloadReason = 'connect' | 'periodic' | 'notified';
 
 /**
  * The active managed tokens of api_tokens, held in memory and kept current by PostgreSQL
  * LISTEN/NOTIFY on a connection of its own: checking a token is one map look-up, never a
  * query. On every (re)connection it listens first, then reloads the whole table, so no
  * change falls between the two; every change after that arrives as a notification naming
- * the row, which is read again. A full reload every resyncIntervalMs is the backstop.
+ * the row, which is read again. A full reload every reloadIntervalMs is the backstop.
  *
  * Everything runs on the one connection, whose statements PostgreSQL answers in order, so
  * reads are applied in the order they were sent. A heartbeat confirms the connection is
@@ -91,11 +91,11 @@ export class ActiveTokenStore {
   private readonly changedNames = new Set<string>();
   private readPending = false;
   private heartbeat: NodeJS.Timeout | undefined;
-  private resync: NodeJS.Timeout | undefined;
+  private periodicReload: NodeJS.Timeout | undefined;
   private reconnect: NodeJS.Timeout | undefined;
   private readonly counts = {
-    resyncs: { connect: 0, periodic: 0, notified: 0 } as Record<
-      ResyncReason,
+    reloads: { connect: 0, periodic: 0, notified: 0 } as Record<
+      ReloadReason,
       number
     >,
     reconnects: 0,
@@ -165,7 +165,7 @@ export class ActiveTokenStore {
           ? Number.POSITIVE_INFINITY
           : (now - this.lastConfirmedAt) / 1000,
       ...this.counts,
-      resyncs: { ...this.counts.resyncs },
+      reloads: { ...this.counts.reloads },
     };
   }
 
@@ -202,19 +202,19 @@ export class ActiveTokenStore {
     this.reconnectDelayMs = RECONNECT_FIRST_MS;
     this.listening = true;
     this.scheduleHeartbeat(client, generation);
-    this.resync = setInterval(() => {
+    this.periodicReload = setInterval(() => {
       this.reload(client, generation, 'periodic').catch((error: unknown) =>
         this.lose(generation, String(error)),
       );
-    }, this.options.resyncIntervalMs);
-    this.resync.unref();
+    }, this.options.reloadIntervalMs);
+    this.periodicReload.unref();
   }
 
   /** Reads every active token and replaces what is held, if this is still the connection. */
   private async reload(
     client: pg.Client,
     generation: number,
-    reason: ResyncReason,
+    reason: ReloadReason,
   ): Promise<void> {
     const sentAt = Date.now();
     const { rows } = await client.query<Row>(
@@ -229,7 +229,7 @@ export class ActiveTokenStore {
       more,
     );
     this.lastConfirmedAt = sentAt;
-    this.counts.resyncs[reason] += 1;
+    this.counts.reloads[reason] += 1;
     if (more && wasComplete) {
       this.logger.error(
         `More than ${this.options.maxTokens} active managed tokens (TOKEN_STORE_MAX_TOKENS): ` +
@@ -337,7 +337,7 @@ export class ActiveTokenStore {
     this.generation += 1;
     this.listening = false;
     clearTimeout(this.heartbeat);
-    clearInterval(this.resync);
+    clearInterval(this.periodicReload);
     const client = this.client;
     this.client = undefined;
     if (client === undefined) return;

@@ -18,4 +18,19 @@ describe('AuthSettings', () => {
       /tokenLookupConcurrency must be an integer of at least 1/,
     );
   });
+
+  it('reads tokenResyncIntervalMs, the earlier name, as tokenReloadIntervalMs where that is unset', () => {
+    expect(
+      new AuthSettings({ tokenResyncIntervalMs: 5_000 }).tokenReloadIntervalMs,
+    ).toBe(5_000);
+    const both = new AuthSettings({
+      tokenResyncIntervalMs: 5_000,
+      tokenReloadIntervalMs: 7_000,
+    });
+    expect(both.tokenReloadIntervalMs).toBe(7_000);
+    expect(both).not.toHaveProperty('tokenResyncIntervalMs');
+    expect(() => new AuthSettings({ tokenResyncIntervalMs: 10 })).toThrow(
+      /tokenReloadIntervalMs must be an integer of at least 1000/,
+    );
+  });
 });

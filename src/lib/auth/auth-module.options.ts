@@ -18,6 +18,8 @@ export interface AuthModuleOptions {
    */
   tokenSyncMaxStalenessMs?: number;
   /** A full reload of the active tokens this often: the backstop for a missed notification. */
+  tokenReloadIntervalMs?: number;
+  /** @deprecated tokenReloadIntervalMs's earlier name: it sets that option where unset. */
   tokenResyncIntervalMs?: number;
   /** Past tokenStoreMaxTokens only: database look-ups at once of tokens not held. */
   tokenLookupConcurrency?: number;
@@ -56,11 +58,17 @@ export interface AuthModuleExtras {
 /** A configured token: at least 16 printable ASCII characters, nothing a guess finds. */
 export const BEARER_TOKEN_FORMAT = /^[\x21-\x7e]{16,}$/;
 
-export const AUTH_DEFAULTS: Readonly<Required<AuthModuleOptions>> = {
+/** Every option but a deprecated name, with its default. */
+type CurrentAuthOptions = Omit<
+  Required<AuthModuleOptions>,
+  'tokenResyncIntervalMs'
+>;
+
+export const AUTH_DEFAULTS: Readonly<CurrentAuthOptions> = {
   tokens: [],
   tokenStoreMaxTokens: 100_000,
   tokenSyncMaxStalenessMs: 5_000,
-  tokenResyncIntervalMs: 60_000,
+  tokenReloadIntervalMs: 60_000,
   tokenLookupConcurrency: 2,
   authFailureLimit: 30,
   authFailureWindowMs: 60_000,
@@ -73,10 +81,17 @@ export const AUTH_DEFAULTS: Readonly<Required<AuthModuleOptions>> = {
  * tokens themselves are ConfiguredTokens' (kept as hashes), not settings.
  */
 export class AuthSettings extends SettingsOf<
-  Omit<Required<AuthModuleOptions>, 'tokens'>
+  Omit<CurrentAuthOptions, 'tokens'>
 >() {
   constructor(options: AuthModuleOptions = {}) {
-    const given = { ...AUTH_DEFAULTS, ...definedOnly(options) };
+    const { tokenResyncIntervalMs, ...current } = definedOnly(options);
+    const given: CurrentAuthOptions = {
+      ...AUTH_DEFAULTS,
+      ...(tokenResyncIntervalMs === undefined
+        ? {}
+        : { tokenReloadIntervalMs: tokenResyncIntervalMs }),
+      ...current,
+    };
     const atLeast = (key: keyof typeof given, min: number): number => {
       const value = given[key];
       if (
@@ -92,7 +107,7 @@ export class AuthSettings extends SettingsOf<
     const limits = {
       tokenStoreMaxTokens: atLeast('tokenStoreMaxTokens', 1),
       tokenSyncMaxStalenessMs: atLeast('tokenSyncMaxStalenessMs', 1_000),
-      tokenResyncIntervalMs: atLeast('tokenResyncIntervalMs', 1_000),
+      tokenReloadIntervalMs: atLeast('tokenReloadIntervalMs', 1_000),
       tokenLookupConcurrency: atLeast('tokenLookupConcurrency', 1),
       authFailureLimit: atLeast('authFailureLimit', 1),
       authFailureWindowMs: atLeast('authFailureWindowMs', 1),

@@ -43,7 +43,7 @@ describe('validateEnvironment', () => {
       METRICS_PORT: undefined,
       TOKEN_STORE_MAX_TOKENS: 100000,
       TOKEN_SYNC_MAX_STALENESS_MS: 5000,
-      TOKEN_RESYNC_INTERVAL_MS: 60000,
+      TOKEN_RELOAD_INTERVAL_MS: 60000,
       TOKEN_LOOKUP_CONCURRENCY: 2,
       AUTH_FAILURE_LIMIT: 30,
       AUTH_FAILURE_WINDOW_MS: 60000,
@@ -162,6 +162,11 @@ describe('validateEnvironment', () => {
         { INSERT_QUEUE_WAIT_MS: 60000, CREATE_WAITING_TIMEOUT_MS: 60000 },
       ],
       [
+        'TOKEN_RESYNC_INTERVAL_MS sets TOKEN_RELOAD_INTERVAL_MS',
+        { TOKEN_RESYNC_INTERVAL_MS: '5000' },
+        { TOKEN_RELOAD_INTERVAL_MS: 5000 },
+      ],
+      [
         // Empty counts as unset: the former name's value applies.
         'gives way to a current name that is set, not to one set empty',
         {
@@ -181,6 +186,7 @@ describe('validateEnvironment', () => {
       expect(env).toMatchObject(expected);
       expect(env).not.toHaveProperty('CREATE_QUEUE_LIMIT');
       expect(env).not.toHaveProperty('CREATE_QUEUE_WAIT_MS');
+      expect(env).not.toHaveProperty('TOKEN_RESYNC_INTERVAL_MS');
     });
 
     it('names the former variable when its value is refused, never the value', () => {

@@ -16,7 +16,7 @@ export function authOptionsFrom(
     tokens: tokens.accepted,
     tokenStoreMaxTokens: env.TOKEN_STORE_MAX_TOKENS,
     tokenSyncMaxStalenessMs: env.TOKEN_SYNC_MAX_STALENESS_MS,
-    tokenResyncIntervalMs: env.TOKEN_RESYNC_INTERVAL_MS,
+    tokenReloadIntervalMs: env.TOKEN_RELOAD_INTERVAL_MS,
     tokenLookupConcurrency: env.TOKEN_LOOKUP_CONCURRENCY,
     authFailureLimit: env.AUTH_FAILURE_LIMIT,
     authFailureWindowMs: env.AUTH_FAILURE_WINDOW_MS,

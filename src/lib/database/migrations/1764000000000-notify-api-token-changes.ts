@@ -13,7 +13,7 @@ function objectsOf(queryRunner: QueryRunner) {
  * Every change to api_tokens, by whatever writer, notifies channel api_tokens_changed
  * after it commits, so each replica's in-memory store (src/lib/auth/active-tokens.store.ts)
  * follows within milliseconds. The payload is the token's name, never its hash; an empty
- * payload asks for a full resync (TRUNCATE, or a name too long for a notification).
+ * payload asks for a full reload (TRUNCATE, or a name too long for a notification).
  * Channels are per database, not per schema: in a database holding the tables in several
  * schemas, each store also hears the others' names, and re-reading them from its own table
  * changes nothing.
