@@ -191,7 +191,12 @@ function startFlagsOfBuild(dist) {
 function serversOf({ only, versus, serviceFlags = [] }) {
   const servers = {
     ...REFERENCES,
+    // The service's flags (--cpu-prof) on either adapter.
     service: { args: serviceArgs(serviceFlags) },
+    'service on fastify': {
+      ...REFERENCES['service on fastify'],
+      args: serviceArgs(serviceFlags),
+    },
   };
   if (versus !== undefined)
     servers.versus = {
