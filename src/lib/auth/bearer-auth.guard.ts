@@ -13,10 +13,10 @@ import type { AuthenticatedClient } from './token-verifier.js';
 export const REALM = 'plant-store';
 const PRESENTS_BEARER_TOKEN = /^bearer\s+\S/i;
 
-/** RFC 6750 section 3: name the error only when a token was actually presented. */
 /** What the guard reads of a request, on Express or Fastify alike. */
 type AuthenticatedRequest = Pick<IncomingMessage, 'headers'> & { ip?: string };
 
+/** RFC 6750 section 3: name the error only when a token was actually presented. */
 function challengeFor(request: AuthenticatedRequest): string {
   const presented = PRESENTS_BEARER_TOKEN.test(
     request.headers.authorization ?? '',
