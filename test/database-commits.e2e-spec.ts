@@ -1,13 +1,8 @@
 import pg from 'pg';
-import { send } from './support/http.js';
+import { DATABASE_503, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { useServiceOnOwnPostgres } from './support/own-postgres.js';
 import { eventually } from './support/poll.js';
-
-const DATABASE_503 = {
-  error: 503,
-  message: 'The database is unavailable; retry later.',
-};
 
 /** Sets a server parameter on `url`'s PostgreSQL and reloads its configuration. */
 async function setOnServer(url: string, statement: string): Promise<void> {

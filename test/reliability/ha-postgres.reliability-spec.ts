@@ -1,3 +1,4 @@
+import { DATABASE_503 } from '../support/http.js';
 import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
 import { startLoad } from '../support/reliability/load.js';
 import {
@@ -5,6 +6,7 @@ import {
   ensureHaPostgres,
   HaPostgres,
   type PatroniNode,
+  sendToPatroni,
   untilReplayed,
 } from '../support/reliability/patroni.js';
 import { backAfter, watch } from '../support/reliability/watch.js';
@@ -25,10 +27,6 @@ const REFUSED_P99_MS = 500;
 const CREATES_AFTER_COMMIT_MS = 1_000;
 // Issue 21's bound on readiness, now GET /health's: readiness no longer asks the database.
 const HEALTHY_BEFORE_CREATE_MS = 1_000;
-const DATABASE_503 = {
-  error: 503,
-  message: 'The database is unavailable; retry later.',
-};
 
 interface EventFigures {
   event: string;
@@ -111,18 +109,9 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       await ledger.acknowledgedMore(LOAD_UNDER_WAY);
 
       events.push({ event: 'switchover', at: performance.now(), from: second });
-      // A body with Content-Length: Patroni's API answers 411 to a chunked one.
-      const body = JSON.stringify({
+      const answer = await sendToPatroni(second, 'POST', '/switchover', {
         leader: second.name,
         candidate: first.name,
-      });
-      const answer = await fetch(`${second.apiUrl}/switchover`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-        },
-        body,
       });
       expect({ status: answer.status, text: await answer.text() }).toEqual({
         status: 200,

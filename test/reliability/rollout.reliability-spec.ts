@@ -1,3 +1,4 @@
+import { DATABASE_503 } from '../support/http.js';
 import { eventually } from '../support/poll.js';
 import { Balancer } from '../support/reliability/haproxy.js';
 import {
@@ -40,10 +41,6 @@ const EXIT_WITHIN_MS = 3_000 + 10_000 + 2_000;
 // takes (Patroni's promotion, a rewind), polled every 100 ms.
 const READY_WITHIN_MS = 120_000;
 const CREATES_AFTER_COMMIT_MS = 1_000;
-const DATABASE_503 = {
-  error: 503,
-  message: 'The database is unavailable; retry later.',
-};
 
 interface Roll {
   replica: string;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
+import { DATABASE_503 } from '../support/http.js';
 import { nextId, sendPlant, startLoad } from '../support/reliability/load.js';
 import {
   recoveryTime,
@@ -53,10 +54,7 @@ describe('service faults under load', () => {
         expect(at).toBeLessThan(readyAt);
         expect({ status: outcome.status, body: outcome.body }).toEqual({
           status: 503,
-          body: {
-            error: 503,
-            message: 'The database is unavailable; retry later.',
-          },
+          body: DATABASE_503,
         });
       }
     } finally {

@@ -38,6 +38,12 @@ export async function send(
   };
 }
 
+/** The Error body of a create refused because the database cannot commit. */
+export const DATABASE_503 = {
+  error: 503,
+  message: 'The database is unavailable; retry later.',
+};
+
 /** The whole Error body the service must answer with for a status. */
 export function errorBody(
   status: number,

@@ -259,17 +259,9 @@ export class HaPostgres {
    * with none until resumed.
    */
   async pause(paused: boolean): Promise<void> {
-    // A body with Content-Length: Patroni's API answers 411 to a chunked one.
-    const body = JSON.stringify({ pause: paused });
     for (const node of this.nodes) {
-      const answer = await fetch(`${node.apiUrl}/config`, {
-        method: 'PATCH',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-        },
-        body,
-        signal: AbortSignal.timeout(5_000),
+      const answer = await sendToPatroni(node, 'PATCH', '/config', {
+        pause: paused,
       }).catch(() => undefined);
       if (answer?.ok) return;
     }
@@ -482,4 +474,26 @@ export async function untilReplayed(
         : undefined,
     { everyMs: 100, timeoutMs: 30_000 },
   );
+}
+
+/**
+ * `payload` as JSON to `node`'s Patroni REST API, with a Content-Length (Patroni answers
+ * 411 to a chunked body), given up after 5 s.
+ */
+export function sendToPatroni(
+  node: PatroniNode,
+  method: 'PATCH' | 'POST',
+  path: string,
+  payload: unknown,
+): Promise<Response> {
+  const body = JSON.stringify(payload);
+  return fetch(`${node.apiUrl}${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    },
+    body,
+    signal: AbortSignal.timeout(5_000),
+  });
 }

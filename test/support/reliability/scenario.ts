@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  type ListeningService,
   type ServiceProcess,
   spawnService as spawnServiceProcess,
   startReady,
@@ -19,18 +20,28 @@ export interface RunningService {
   url: string;
 }
 
+// The scenarios' services print warnings and errors only; they are named `process` here.
+const quiet = (settings: Record<string, string>) => ({
+  LOG_LEVEL: 'warn',
+  ...settings,
+});
+const asRunning = ({
+  service,
+  port,
+  url,
+}: ListeningService): RunningService => ({
+  process: service,
+  port,
+  url,
+});
+
 /** The built service as a process on `databaseUrl`, answering once this resolves. */
 export async function startService(
   databaseUrl: string,
   settings: Record<string, string> = {},
   port?: number,
 ): Promise<RunningService> {
-  const running = await startReady(
-    databaseUrl,
-    { LOG_LEVEL: 'warn', ...settings },
-    port,
-  );
-  return { process: running.service, port: running.port, url: running.url };
+  return asRunning(await startReady(databaseUrl, quiet(settings), port));
 }
 
 /** The same, resolving as soon as the process is spawned (untilReady awaits the rest). */
@@ -39,12 +50,9 @@ export async function spawnService(
   settings: Record<string, string> = {},
   port?: number,
 ): Promise<RunningService> {
-  const running = await spawnServiceProcess(
-    databaseUrl,
-    { LOG_LEVEL: 'warn', ...settings },
-    port,
+  return asRunning(
+    await spawnServiceProcess(databaseUrl, quiet(settings), port),
   );
-  return { process: running.service, port: running.port, url: running.url };
 }
 
 /** A PostgreSQL of its own for a describe block (test/support/own-postgres.ts). */
