@@ -5,15 +5,17 @@ import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { DatabaseStartup } from './database/database-startup.js';
 import { openFrontDoor } from './front-door.js';
-import { expressAdapter } from './express-door.js';
-import { fastifyAdapter } from './fastify-door.js';
 import type { ServiceAdapter } from './service-adapter.js';
 
-/** The adapter HTTP_ADAPTER names: Express, the design's, unless told Fastify. */
-function serviceAdapter(env: Environment): ServiceAdapter {
+/**
+ * The adapter HTTP_ADAPTER names: Express, the design's, unless told Fastify. Only that one
+ * is loaded: the other's packages would cost a start 0.6-0.9 s on a busy 2-core machine
+ * for nothing (docs/performance.md, start-up).
+ */
+async function serviceAdapter(env: Environment): Promise<ServiceAdapter> {
   return env.HTTP_ADAPTER === 'fastify'
-    ? fastifyAdapter(env)
-    : expressAdapter(env);
+    ? (await import('./fastify-door.js')).fastifyAdapter(env)
+    : (await import('./express-door.js')).expressAdapter(env);
 }
 
 /**
@@ -31,7 +33,7 @@ export async function createApp(
   env: Environment,
   { beforeDatabase = false }: { beforeDatabase?: boolean } = {},
 ): Promise<INestApplication> {
-  const adapter = serviceAdapter(env);
+  const adapter = await serviceAdapter(env);
   const app = await NestFactory.create<INestApplication>(
     AppModule.forRoot(env),
     adapter.nest,
