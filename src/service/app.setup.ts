@@ -10,7 +10,7 @@ import type { ServiceAdapter } from './service-adapter.js';
 /**
  * The adapter HTTP_ADAPTER names: Express, the design's, unless told Fastify. Only that one
  * is loaded: the other's packages would cost a start 0.6-0.9 s on a busy 2-core machine
- * for nothing (docs/performance.md, start-up).
+ * for nothing (bench/RESULTS.md, "issue 42 item 4").
  */
 async function serviceAdapter(env: Environment): Promise<ServiceAdapter> {
   return env.HTTP_ADAPTER === 'fastify'
