@@ -141,8 +141,14 @@ export async function plantsOn(
   const settings = new PlantsSettings(options);
   const metrics = new MetricsService({ driver: {} } as DataSource);
   const writeCircuit = new WriteCircuit(() => table.pool);
+  const plants = new PlantsRepository(
+    repository,
+    settings,
+    metrics,
+    writeCircuit,
+  );
   const service = new PlantsService(
-    new PlantsRepository(repository, settings, metrics, writeCircuit),
+    plants,
     metrics,
     settings,
     // Without an emitter: a host without @nestjs/event-emitter's module.
@@ -163,6 +169,7 @@ export async function plantsOn(
   return {
     controller: new PlantsController(service),
     service,
+    repository: plants,
     writeCircuit,
     client,
     request,
