@@ -83,7 +83,7 @@ describe('PlantsService', () => {
     });
     expect(await service.create(fern)).toEqual({ name: 'Fern', tag: 'green' });
     await expect(
-      service.create({ ...fern, tag: undefined } as NewPlant),
+      service.create({ id: 7n, name: 'Fern' } as NewPlant),
     ).rejects.toEqual(
       ApiError.conflict(
         'A plant with this id already exists with a different name or tag.',
