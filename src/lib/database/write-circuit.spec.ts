@@ -147,15 +147,6 @@ describe('WriteCircuit', () => {
     expect(statements).toEqual([]);
   });
 
-  it('a write refused before the pool is open (DatabaseDownError from poolOf while the service starts) leaves writes going, and starts no probe', async () => {
-    const { health, statements } = database();
-    await expect(
-      health.write(() => Promise.reject(new DatabaseDownError())),
-    ).rejects.toBeInstanceOf(DatabaseDownError);
-    expect(health.canCommit).toBe(true);
-    expect(statements).toEqual([]);
-  });
-
   it('readiness gives up on a slow probe without declaring the database down; the probe, once it commits, counts', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {

@@ -96,9 +96,6 @@ export class WriteCircuit implements BeforeApplicationShutdown {
     try {
       return await run(this.aborter.signal);
     } catch (error) {
-      // DatabaseDownError says nothing new: this circuit's own verdict, or a pool not
-      // opened yet (poolOf while the service starts), which must not outlast the opening.
-      if (error instanceof DatabaseDownError) throw error;
       if (isLostConnection(error) || error instanceof DatabaseDeadlineError)
         void this.probe().catch(() => undefined);
       else if (isDatabaseUnavailable(error)) this.markDown();
