@@ -1,6 +1,7 @@
 // What every measurement of a run works with: the database and a pool on it, the token the
 // servers accept, the workload, and the run's settings, log and clean-ups.
 import { join } from 'node:path';
+import { CleanUps } from './clean-ups.mjs';
 import { harnessPool, openDatabase } from './database.mjs';
 import { RESULTS } from './paths.mjs';
 import { pgbenchVersion } from './pgbench.mjs';
@@ -36,4 +37,25 @@ export async function openRunContext({ options, serviceFlags, log, cleanUps }) {
   if (!ctx.pgbench)
     log('pgbench is not on the PATH: the database reference is skipped');
   return { ctx, database };
+}
+
+/**
+ * A scenario's whole run: `body(ctx, cleanUps)` on a fresh run context (ids spread over the
+ * key space, the service's own flags), everything it started stopped on the way out, also
+ * on Ctrl-C.
+ */
+export async function runScenario(log, body) {
+  const cleanUps = new CleanUps(log);
+  cleanUps.onSignals();
+  try {
+    const { ctx } = await openRunContext({
+      options: { ids: 'random' },
+      serviceFlags: [],
+      log,
+      cleanUps,
+    });
+    await body(ctx, cleanUps);
+  } finally {
+    await cleanUps.runAll();
+  }
 }

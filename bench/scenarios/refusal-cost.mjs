@@ -19,8 +19,7 @@ import {
   pinnedTurn,
   rotatingRounds,
 } from '../lib/pinned-turn.mjs';
-import { openRunContext } from '../lib/run-context.mjs';
-import { CleanUps } from '../lib/clean-ups.mjs';
+import { runScenario } from '../lib/run-context.mjs';
 
 const options = commandLine({
   numbers: { connections: 256, seconds: 5, rounds: 3 },
@@ -63,15 +62,7 @@ async function measure(server, ctx) {
   };
 }
 
-const cleanUps = new CleanUps(log);
-cleanUps.onSignals();
-try {
-  const { ctx } = await openRunContext({
-    options: { ids: 'random' },
-    serviceFlags: [],
-    log,
-    cleanUps,
-  });
+await runScenario(log, async (ctx, cleanUps) => {
   const unpin = pinLoadAndDatabase(ctx);
   cleanUps.add(async () => unpin());
   const results = Object.fromEntries(servers.map(({ name }) => [name, []]));
@@ -99,6 +90,4 @@ try {
         `at twice the capacity, creates (1 - 2p) / (1 - p) = ${((1 - 2 * p) / (1 - p)).toFixed(2)} of it\n`,
     );
   }
-} finally {
-  await cleanUps.runAll();
-}
+});

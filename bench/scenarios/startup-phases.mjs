@@ -15,9 +15,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { commandLine, logger } from '../lib/cli.mjs';
-import { CleanUps } from '../lib/clean-ups.mjs';
 import { RESULTS } from '../lib/paths.mjs';
-import { openRunContext } from '../lib/run-context.mjs';
+import { runScenario } from '../lib/run-context.mjs';
 import {
   benchmarkSettings,
   serviceArgs,
@@ -71,15 +70,7 @@ async function start(ctx) {
   return { ...phases, ready: server.readyMs };
 }
 
-const cleanUps = new CleanUps(log);
-cleanUps.onSignals();
-try {
-  const { ctx } = await openRunContext({
-    options: { ids: 'random' },
-    serviceFlags: [],
-    log,
-    cleanUps,
-  });
+await runScenario(log, async (ctx) => {
   // The first start migrates the table: not one of the measured.
   await start(ctx);
   for (const condition of ['quiet', 'busy']) {
@@ -110,6 +101,4 @@ try {
         '\n',
     );
   }
-} finally {
-  await cleanUps.runAll();
-}
+});
