@@ -47,6 +47,7 @@ function database(
   const health = new WriteCircuit(() => pool, timings);
   return {
     health,
+    pool,
     statements,
     answers: (next: () => Promise<unknown>) => (answer = next),
   };
@@ -145,6 +146,49 @@ describe('WriteCircuit', () => {
     );
     expect(health.canCommit).toBe(true);
     expect(statements).toEqual([]);
+  });
+
+  it('refresh: a circuit called down by writes that met the pool not yet open lets writes through once it opens and refresh resolves, not at its next probe', async () => {
+    const { pool, statements } = database();
+    let open = false;
+    const health = new WriteCircuit(
+      () => {
+        if (!open) throw new DatabaseDownError();
+        return pool;
+      },
+      {
+        probeTimeoutMs: 60_000,
+        readinessTimeoutMs: 60_000,
+        // No second probe within the test: only refresh can bring the circuit up.
+        retryEveryMs: 600_000,
+        reuseForMs: 60_000,
+      },
+    );
+    await expect(
+      health.write(() => Promise.reject(new DatabaseDownError())),
+    ).rejects.toBeInstanceOf(DatabaseDownError);
+    await eventually('the first probe, which meets the pool closed', () =>
+      health.check().then(
+        () => undefined,
+        (error: unknown) => (error instanceof DatabaseDownError ? true : undefined),
+      ),
+    );
+    expect(health.canCommit).toBe(false);
+    expect(statements).toEqual([]);
+
+    open = true;
+    await health.refresh();
+    expect(health.canCommit).toBe(true);
+    expect(statements).toHaveLength(1);
+    health.beforeApplicationShutdown();
+  });
+
+  it('refresh resolves when the database cannot commit too, with the circuit down', async () => {
+    const { health, answers } = database();
+    answers(() => Promise.reject(unavailable()));
+    await expect(health.refresh()).resolves.toBeUndefined();
+    expect(health.canCommit).toBe(false);
+    health.beforeApplicationShutdown();
   });
 
   it('readiness gives up on a slow probe without declaring the database down; the probe, once it commits, counts', async () => {

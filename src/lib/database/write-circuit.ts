@@ -127,6 +127,16 @@ export class WriteCircuit implements BeforeApplicationShutdown {
     });
   }
 
+  /**
+   * Learns now whether the database commits (one commit probe, shared with any that runs)
+   * and resolves once the circuit says so, either way. For whoever opens the pool late (the
+   * service's DatabaseStartup): writes that met it closed called the database down, and
+   * without this the circuit would still say so until its next probe, after readiness.
+   */
+  refresh(): Promise<void> {
+    return this.probe().catch(() => undefined);
+  }
+
   beforeApplicationShutdown(): void {
     this.closed = true;
   }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
+import type { WriteCircuit } from '../../lib/database/write-circuit.js';
 import { DatabaseStartup } from './database-startup.js';
 import { runMigrations } from './migration-runner.js';
 
@@ -32,6 +33,23 @@ function dataSource(answers: (() => Promise<void>)[]) {
   };
 }
 
+/** A write circuit whose refresh resolves when the test says. */
+function writeCircuit() {
+  let refreshed: () => void = () => {};
+  const refresh = vi.fn(
+    () => new Promise<void>((resolve) => (refreshed = resolve)),
+  );
+  return {
+    circuit: { refresh } as unknown as WriteCircuit,
+    refresh,
+    refreshed: () => refreshed(),
+  };
+}
+
+/** A write circuit that refreshes at once. */
+const circuit = () =>
+  ({ refresh: () => Promise.resolve() }) as unknown as WriteCircuit;
+
 describe('DatabaseStartup', () => {
   beforeEach(() => {
     vi.mocked(runMigrations).mockReset();
@@ -40,7 +58,7 @@ describe('DatabaseStartup', () => {
 
   it('migrates, then connects, listens for broken connections, and says started', async () => {
     const { source, initialize, pool } = dataSource([]);
-    const startup = new DatabaseStartup(source);
+    const startup = new DatabaseStartup(source, circuit());
     expect(startup.isStarted).toBe(false);
     await startup.started;
     expect(startup.isStarted).toBe(true);
@@ -50,6 +68,18 @@ describe('DatabaseStartup', () => {
     expect(pool.listenerCount('acquire')).toBe(1);
   });
 
+  it('is started only once the write circuit has probed the open pool: creates that met it closed may have called the database down', async () => {
+    const { source } = dataSource([]);
+    const { circuit: probing, refresh, refreshed } = writeCircuit();
+    const startup = new DatabaseStartup(source, probing);
+    await vi.waitFor(() => expect(refresh).toHaveBeenCalledTimes(1));
+    expect(source.isInitialized).toBe(true);
+    expect(startup.isStarted).toBe(false);
+    refreshed();
+    await startup.started;
+    expect(startup.isStarted).toBe(true);
+  });
+
   it('tries again while the database cannot be reached, and starts once it can', async () => {
     vi.mocked(runMigrations)
       .mockRejectedValueOnce(refused())
@@ -57,7 +87,7 @@ describe('DatabaseStartup', () => {
     const { source, initialize } = dataSource([
       () => Promise.reject(refused()),
     ]);
-    const startup = new DatabaseStartup(source);
+    const startup = new DatabaseStartup(source, circuit());
     await startup.started;
     expect(startup.isStarted).toBe(true);
     expect(runMigrations).toHaveBeenCalledTimes(4);
@@ -70,14 +100,14 @@ describe('DatabaseStartup', () => {
       { code: '3D000' },
     );
     vi.mocked(runMigrations).mockRejectedValueOnce(missing);
-    const startup = new DatabaseStartup(dataSource([]).source);
+    const startup = new DatabaseStartup(dataSource([]).source, circuit());
     await expect(startup.started).rejects.toBe(missing);
     expect(startup.isStarted).toBe(false);
   });
 
   it('stops trying at shutdown, not started, without an error', async () => {
     vi.mocked(runMigrations).mockRejectedValue(refused());
-    const startup = new DatabaseStartup(dataSource([]).source);
+    const startup = new DatabaseStartup(dataSource([]).source, circuit());
     await startup.beforeApplicationShutdown();
     await expect(startup.started).resolves.toBeUndefined();
     expect(startup.isStarted).toBe(false);

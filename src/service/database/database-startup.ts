@@ -7,6 +7,7 @@ import {
   poolOf,
 } from '../../lib/database/bounded-query.js';
 import { isDatabaseUnavailable } from '../../lib/database/database-errors.js';
+import type { WriteCircuit } from '../../lib/database/write-circuit.js';
 import { runMigrations } from './migration-runner.js';
 
 // A new primary is usually there within seconds: tried again soon, then twice a second.
@@ -20,8 +21,11 @@ const STOP_WAIT_MS = 2_000;
  * trying again for as long as the database cannot be reached (issue 42): a replica started
  * during a failover comes up, answers its probes and its own 503s, and creates as soon as
  * the database commits again, instead of exiting after a few refused connections. Until
- * then it is "starting": not ready (HealthController). Any other failure (a refused
- * password, a migration that fails) ends `started` with that error, and the start fails.
+ * then it is "starting": not ready (HealthController). Once connected, it is started when
+ * the write circuit knows whether the database commits: creates that met the pool closed
+ * called the database down, and a replica must not turn ready while its circuit still
+ * says so. Any other failure (a refused password, a migration that fails) ends `started`
+ * with that error, and the start fails.
  */
 export class DatabaseStartup implements BeforeApplicationShutdown {
   private readonly logger = new Logger('DatabaseStartup');
@@ -33,13 +37,19 @@ export class DatabaseStartup implements BeforeApplicationShutdown {
    */
   readonly started: Promise<void>;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly writeCircuit: WriteCircuit,
+  ) {
     this.started = this.run();
     // Whoever awaits it sees a failure; nobody awaiting must not make it an unhandled one.
     void this.started.catch(() => undefined);
   }
 
-  /** True once the schema is up to date and the pool is open. */
+  /**
+   * True once the schema is up to date, the pool is open and the write circuit has probed
+   * it.
+   */
   get isStarted(): boolean {
     return this.done;
   }
@@ -62,6 +72,7 @@ export class DatabaseStartup implements BeforeApplicationShutdown {
         await runMigrations(options);
         await this.dataSource.initialize();
         listenForBrokenConnections(poolOf(this.dataSource));
+        await this.writeCircuit.refresh();
         this.done = true;
         this.logger.log(
           `Database migrated and connected ${Date.now() - since} ms after the start` +

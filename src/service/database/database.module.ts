@@ -2,6 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import { WriteCircuit } from '../../lib/database/write-circuit.js';
+import { WriteCircuitModule } from '../../lib/database/write-circuit.module.js';
 import { Environment } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseServer } from './database-server.js';
@@ -60,12 +62,16 @@ export function databaseConnection({
  * as that takes (DatabaseStartup), so that a replica starts during a database outage.
  */
 @Module({
-  imports: [databaseConnection({ migrate: true, later: true })],
+  imports: [
+    databaseConnection({ migrate: true, later: true }),
+    WriteCircuitModule.forDataSource(),
+  ],
   providers: [
     {
       provide: DatabaseStartup,
-      inject: [getDataSourceToken()],
-      useFactory: (dataSource: DataSource) => new DatabaseStartup(dataSource),
+      inject: [getDataSourceToken(), WriteCircuit],
+      useFactory: (dataSource: DataSource, writeCircuit: WriteCircuit) =>
+        new DatabaseStartup(dataSource, writeCircuit),
     },
   ],
   exports: [DatabaseStartup],
