@@ -1,15 +1,33 @@
 /**
  * The package's public surface: what a host application imports from 'plant-store'.
- * Anything not exported here is the service's own and may change without notice.
+ * Anything not exported here is the service's own and may change without notice; so is
+ * `forTheService` at the end, which only the service (src/service) uses.
  * How to use it: docs/using-the-modules.md.
  */
+import {
+  bodyLimitBytes,
+  declaredLength,
+  declaresBody,
+  holdContinue,
+} from './request-body/request-body.js';
+import { NAMED_METHODS } from './common/other-methods.js';
+import { nodeRequestOf } from './common/node-http.js';
+import {
+  listenForBrokenConnections,
+  poolOf,
+} from './database/bounded-query.js';
+
 export { PlantsModule } from './plants/plants.module.js';
 export {
   PLANTS_DEFAULTS,
   type PlantsModuleExtras,
   type PlantsModuleOptions,
 } from './plants/plants-module.options.js';
+/** The form of PlantsModuleOptions' `bodyLimit`: 16384, 16kb, 1mb. */
+export { BODY_LIMIT_FORMAT } from './request-body/request-body.js';
 export { PlantsService, type StoredPlant } from './plants/plants.service.js';
+/** The controller a PlantsModule registered for the create, wherever its `path` put it. */
+export { PlantRoutes } from './plants/plant-routes.js';
 export { PLANT_CREATED, PlantCreatedEvent } from './plants/plant-events.js';
 export { PlantEntity } from './plants/plant.entity.js';
 export { NewPlant } from './plants/dto/new-plant.dto.js';
@@ -20,6 +38,7 @@ export {
   AUTH_DEFAULTS,
   type AuthModuleExtras,
   type AuthModuleOptions,
+  BEARER_TOKEN_FORMAT,
 } from './auth/auth-module.options.js';
 export {
   type AuthenticatedClient,
@@ -28,10 +47,63 @@ export {
 } from './auth/token-verifier.js';
 export { Public } from './auth/public.decorator.js';
 export { RequiresToken } from './auth/requires-token.decorator.js';
-export { ApiTokenEntity } from './auth/api-token.entity.js';
+export {
+  ApiTokenEntity,
+  type ApiTokenState,
+  stateOf,
+} from './auth/api-token.entity.js';
+/** Managed tokens (the api_tokens table) on a connection: created, listed and revoked. */
+export { ApiTokensModule } from './auth/api-tokens.module.js';
+export {
+  ApiTokensService,
+  TokenNameTakenError,
+} from './auth/api-tokens.service.js';
 
 /** The Error body of every answer other than 200: `{ error, message }`. */
 export { ErrorBody } from './errors/error-body.dto.js';
+/**
+ * Failures answered with an Error body: an ApiError thrown, an ErrorAnswer written outside
+ * Nest, the package's exception filter on every route (ApiErrorsModule, APP_FILTER), their
+ * OpenAPI responses (@ApiErrorResponses()), a path's 405 for the methods it does not serve.
+ */
+export { ApiError, READ_METHODS } from './errors/api-error.js';
+export { ErrorAnswer } from './errors/error-answer.js';
+export { ApiErrorsModule } from './errors/api-errors.module.js';
+export { ApiErrorResponses } from './errors/api-error-responses.decorator.js';
+export { refuseOtherMethods } from './common/other-methods.js';
+
+/** What the package's logs and Error answers carry of a request: its id, its route. */
+export { REQUEST_ID_HEADER, requestIdOf } from './common/request-id.js';
+export { routeLabel } from './common/route-label.js';
+
+/** The package's Prometheus registry: nothing publishes it unless the host does. */
+export { MetricsModule } from './metrics/metrics.module.js';
+export { MetricsService, type ShedReason } from './metrics/metrics.service.js';
+
+/** The write circuit of a connection, which the plants' writes teach and readiness may ask. */
+export { WriteCircuit } from './database/write-circuit.js';
+export { WriteCircuitModule } from './database/write-circuit.module.js';
+/** What a database error means: unreachable or too slow now, or a table missing. */
+export {
+  isDatabaseUnavailable,
+  isMissingTable,
+} from './database/database-errors.js';
 
 /** The migrations that make the plants and api_tokens tables, oldest first. */
 export { MIGRATIONS as PLANT_STORE_MIGRATIONS } from './database/migrations/index.js';
+
+/**
+ * For the service that composes the package (src/service), not for a host: what its front
+ * door reads of a request before Nest does (the body a request declares, the methods Nest
+ * routes), its request log's Node request, and its database start-up's pool listener.
+ */
+export const forTheService = {
+  bodyLimitBytes,
+  declaredLength,
+  declaresBody,
+  holdContinue,
+  NAMED_METHODS,
+  nodeRequestOf,
+  listenForBrokenConnections,
+  poolOf,
+} as const;

@@ -1,5 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { AuthModule } from '../lib/auth/auth.module.js';
+import {
+  ApiErrorsModule,
+  AuthModule,
+  MetricsModule,
+  PlantsModule,
+} from '../lib/index.js';
 import { AppConfigModule } from './config/config.module.js';
 import { Environment } from './config/environment.js';
 import {
@@ -7,14 +12,11 @@ import {
   plantsOptionsFrom,
 } from './config/package-options.js';
 import { DatabaseModule } from './database/database.module.js';
-import { ApiErrorsModule } from '../lib/errors/api-errors.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MetricsEndpointModule } from './http-metrics/metrics-endpoint.module.js';
-import { MetricsModule } from '../lib/metrics/metrics.module.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
-import { PlantsModule } from '../lib/plants/plants.module.js';
 import {
   ServiceApiTokens,
   ServiceApiTokensModule,

@@ -1,9 +1,6 @@
 import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
-import {
-  bodyLimitBytes,
-  holdContinue,
-} from '../lib/request-body/request-body.js';
+import { forTheService } from '../lib/index.js';
 import type { Environment } from './config/environment.js';
 import { GracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
@@ -17,6 +14,8 @@ import {
 import { securityHeaderValues } from './http-server/security-headers.js';
 import type { ServiceAdapter } from './service-adapter.js';
 import { earlyAnswerRule } from './http-server/early-answer.js';
+
+const { bodyLimitBytes, holdContinue } = forTheService;
 
 export type FrontDoorSettings = Pick<
   Environment,

@@ -112,7 +112,7 @@ describe('imports inside src run one way', () => {
     expect(edges.length).toBeGreaterThan(50);
     expect(edges).toContainEqual({
       from: 'service/app.module.ts',
-      to: 'lib/plants',
+      to: 'lib/index.ts',
       file: 'src/service/app.module.ts',
     });
   });
@@ -140,7 +140,7 @@ describe('imports inside src run one way', () => {
   });
 });
 
-describe('the lint rule that keeps the service out of the package (.oxlintrc.json)', () => {
+describe('the lint rules between the package and the service (.oxlintrc.json)', () => {
   let project: string;
 
   beforeAll(() => {
@@ -189,5 +189,22 @@ describe('the lint rule that keeps the service out of the package (.oxlintrc.jso
         "import { join } from 'node:path';\nexport const value = join('a', 'b');\n",
       ).status,
     ).toBe(0);
+  });
+
+  it('fails a service file that imports a file inside the package, naming its front file, and passes the front file', () => {
+    const importing = (specifier: string) =>
+      lint(
+        'src/service/config/uses-package.ts',
+        `import { value as inner } from '${specifier}';\nexport const value = inner;\n`,
+      );
+    for (const specifier of [
+      '../../lib/errors/api-error.js',
+      '../../lib/database/migrations/index.js',
+    ]) {
+      const { status, output } = importing(specifier);
+      expect(status, specifier).not.toBe(0);
+      expect(output).toContain('src/lib/index.ts');
+    }
+    expect(importing('../../lib/index.js').status).toBe(0);
   });
 });

@@ -2,15 +2,15 @@
 import { parseArgs } from 'node:util';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { stateOf } from '../../lib/auth/api-token.entity.js';
-import { ApiTokensModule } from '../../lib/auth/api-tokens.module.js';
 import {
+  ApiTokensModule,
   ApiTokensService,
+  isMissingTable,
+  stateOf,
   TokenNameTakenError,
-} from '../../lib/auth/api-tokens.service.js';
+} from '../../lib/index.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { validateEnvironment } from '../config/environment.js';
-import { isMissingTable } from '../../lib/database/database-errors.js';
 import { databaseConnection } from '../database/database.module.js';
 import { commandName } from './command-name.js';
 import { parseDuration } from './duration.js';

@@ -15,9 +15,9 @@ import {
 import {
   AUTH_DEFAULTS,
   BEARER_TOKEN_FORMAT,
-} from '../../lib/auth/auth-module.options.js';
-import { BODY_LIMIT_FORMAT } from '../../lib/request-body/request-body.js';
-import { PLANTS_DEFAULTS } from '../../lib/plants/plants-module.options.js';
+  BODY_LIMIT_FORMAT,
+  PLANTS_DEFAULTS,
+} from '../../lib/index.js';
 import { readTracingSettings } from './tracing-settings.js';
 
 const NODE_ENVS = ['development', 'production', 'test'] as const;

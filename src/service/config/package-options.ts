@@ -1,5 +1,7 @@
-import type { AuthModuleOptions } from '../../lib/auth/auth-module.options.js';
-import type { PlantsModuleOptions } from '../../lib/plants/plants-module.options.js';
+import type {
+  AuthModuleOptions,
+  PlantsModuleOptions,
+} from '../../lib/index.js';
 import type { Environment } from './environment.js';
 import type { ServiceApiTokens } from './service-api-tokens.js';
 

@@ -1,6 +1,6 @@
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
 import type { Environment } from '../config/environment.js';
-import { MIGRATIONS } from '../../lib/database/migrations/index.js';
+import { PLANT_STORE_MIGRATIONS } from '../../lib/index.js';
 
 export type DatabaseSettings = Pick<
   Environment,
@@ -25,7 +25,7 @@ export function dataSourceOptions(
     applicationName: 'plant-store',
     synchronize: false,
     migrationsRun: false,
-    migrations: MIGRATIONS,
+    migrations: PLANT_STORE_MIGRATIONS,
     logging: ['migration'],
     poolSize: settings.DATABASE_POOL_SIZE,
     connectTimeoutMS: settings.DATABASE_CONNECT_TIMEOUT_MS,

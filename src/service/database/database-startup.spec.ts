@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
-import type { WriteCircuit } from '../../lib/database/write-circuit.js';
+import type { WriteCircuit } from '../../lib/index.js';
 import { DatabaseStartup } from './database-startup.js';
 import { runMigrations } from './migration-runner.js';
 

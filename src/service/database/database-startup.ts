@@ -3,12 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
 import {
-  listenForBrokenConnections,
-  poolOf,
-} from '../../lib/database/bounded-query.js';
-import { isDatabaseUnavailable } from '../../lib/database/database-errors.js';
-import type { WriteCircuit } from '../../lib/database/write-circuit.js';
+  forTheService,
+  isDatabaseUnavailable,
+  type WriteCircuit,
+} from '../../lib/index.js';
 import { runMigrations } from './migration-runner.js';
+
+const { listenForBrokenConnections, poolOf } = forTheService;
 
 // A new primary is usually there within seconds: tried again soon, then twice a second.
 const RETRY_FIRST_MS = 100;

@@ -7,14 +7,17 @@ import {
   ApiProperty,
   ApiTags,
 } from '@nestjs/swagger';
-import { TokenVerifier } from '../../lib/auth/token-verifier.js';
-import { Public } from '../../lib/auth/public.decorator.js';
-import { refuseOtherMethods } from '../../lib/common/other-methods.js';
-import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
-import { ApiErrorResponses } from '../../lib/errors/api-error-responses.decorator.js';
+import {
+  ApiError,
+  ApiErrorResponses,
+  MetricsService,
+  Public,
+  READ_METHODS,
+  refuseOtherMethods,
+  TokenVerifier,
+  WriteCircuit,
+} from '../../lib/index.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
-import { WriteCircuit } from '../../lib/database/write-circuit.js';
-import { MetricsService } from '../../lib/metrics/metrics.service.js';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { DatabaseStartup } from '../database/database-startup.js';
 

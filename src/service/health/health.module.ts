@@ -1,6 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { WriteCircuitModule } from '../../lib/database/write-circuit.module.js';
-import { MetricsModule } from '../../lib/metrics/metrics.module.js';
+import { MetricsModule, WriteCircuitModule } from '../../lib/index.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { HealthController } from './health.controller.js';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { RequestTiming } from './request-timing.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsServer } from './metrics-server.js';
-import { MetricsModule } from '../../lib/metrics/metrics.module.js';
+import { MetricsModule } from '../../lib/index.js';
 
 /**
  * Publishes the metrics: GET /metrics (or its own port) and the request timing of every

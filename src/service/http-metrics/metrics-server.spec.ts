@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { freePort } from '../../../test-kit/free-port.mjs';
 import { validateEnvironment } from '../config/environment.js';
 import { MetricsServer } from './metrics-server.js';
-import type { MetricsService } from '../../lib/metrics/metrics.service.js';
+import type { MetricsService } from '../../lib/index.js';
 
 describe('MetricsServer (METRICS_PORT)', () => {
   it('answers a scrape that fails with the Error body of a 500, and logs why', async () => {

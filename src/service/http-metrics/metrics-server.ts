@@ -8,9 +8,8 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { ErrorAnswer } from '../../lib/errors/error-answer.js';
+import { ErrorAnswer, MetricsService } from '../../lib/index.js';
 import { refusedOtherThanRead } from '../http-server/read-only-path.js';
-import { MetricsService } from '../../lib/metrics/metrics.service.js';
 
 const NOT_FOUND = ErrorAnswer.forStatus(HttpStatus.NOT_FOUND);
 const SCRAPE_FAILED = ErrorAnswer.forStatus(HttpStatus.INTERNAL_SERVER_ERROR);

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { ApiError } from '../../lib/errors/api-error.js';
-import { MetricsService } from '../../lib/metrics/metrics.service.js';
+import { ApiError, MetricsService } from '../../lib/index.js';
 import type { Environment } from '../config/environment.js';
 import { MetricsController } from './metrics.controller.js';
 

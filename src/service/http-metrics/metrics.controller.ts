@@ -6,11 +6,14 @@ import {
   Res,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../../lib/auth/public.decorator.js';
-import { refuseOtherMethods } from '../../lib/common/other-methods.js';
+import {
+  ApiError,
+  MetricsService,
+  Public,
+  READ_METHODS,
+  refuseOtherMethods,
+} from '../../lib/index.js';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
-import { MetricsService } from '../../lib/metrics/metrics.service.js';
 
 /** GET /metrics on the API port, unless turned off or moved to METRICS_PORT. */
 @ApiExcludeController()

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { routeLabel } from '../../lib/common/route-label.js';
-import { MetricsService } from '../../lib/metrics/metrics.service.js';
+import { MetricsService, routeLabel } from '../../lib/index.js';
 import type { FollowedRequest } from '../logging/request-log.js';
 
 /** Times every request, labelled by the route template so that label values stay few. */

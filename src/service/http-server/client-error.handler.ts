@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { HttpStatus } from '@nestjs/common';
-import { ErrorAnswer } from '../../lib/errors/error-answer.js';
+import { ErrorAnswer } from '../../lib/index.js';
 import { isLingering, lingeringClose } from './lingering-close.js';
 
 const REQUEST_HEADER_FIELDS_TOO_LARGE = 431;

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError } from '../../lib/errors/api-error.js';
-import { ErrorAnswer } from '../../lib/errors/error-answer.js';
+import { ApiError, ErrorAnswer } from '../../lib/index.js';
 import { lingeringClose } from './lingering-close.js';
 
 type ConnectionListener = (this: Server, socket: Socket) => void;

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  declaredLength,
-  declaresBody,
-} from '../../lib/request-body/request-body.js';
+import { forTheService } from '../../lib/index.js';
 import { lingerAfterEarlyAnswer, lingerIfClosed } from './lingering-close.js';
+
+const { declaredLength, declaresBody } = forTheService;
 
 /**
  * The rule for an answer sent before its request's body has arrived (401, 413, 415, a

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpStatus, RequestMethod } from '@nestjs/common';
-import { ApiError } from '../../lib/errors/api-error.js';
-import { ErrorAnswer } from '../../lib/errors/error-answer.js';
-import { NAMED_METHODS } from '../../lib/common/other-methods.js';
+import { ApiError, ErrorAnswer, forTheService } from '../../lib/index.js';
+
+const { NAMED_METHODS } = forTheService;
 
 /** RFC 9112 section 3.2: an HTTP/1.1 request without Host gets 400. */
 function lacksHost(request: IncomingMessage): boolean {

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, READ_METHODS } from '../../lib/errors/api-error.js';
-import { ErrorAnswer } from '../../lib/errors/error-answer.js';
+import { ApiError, ErrorAnswer, READ_METHODS } from '../../lib/index.js';
 
 /** The answer to a method other than GET or HEAD on a read-only path. */
 export const OTHER_THAN_READ = ErrorAnswer.of(

@@ -15,10 +15,9 @@ import {
 } from '../../../test/support/raw-http.js';
 import type { Environment } from '../config/environment.js';
 import { eventually } from '../../../test/support/poll.js';
-import { MetricsService } from '../../lib/metrics/metrics.service.js';
+import { MetricsService, type PlantsService } from '../../lib/index.js';
 import { earlyAnswerRule } from '../http-server/early-answer.js';
 import { CreateAdmission } from './create-admission.js';
-import type { PlantsService } from '../../lib/plants/plants.service.js';
 
 const BODY = '{"id":1,"name":"Fern"}';
 const OVERLOADED = JSON.stringify({

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type Environment, InjectEnvironment } from '../config/environment.js';
-import { ApiError } from '../../lib/errors/api-error.js';
-import { ErrorAnswer } from '../../lib/errors/error-answer.js';
 import {
+  ApiError,
+  ErrorAnswer,
   MetricsService,
+  PlantsService,
   type ShedReason,
-} from '../../lib/metrics/metrics.service.js';
-import { PlantsService } from '../../lib/plants/plants.service.js';
+} from '../../lib/index.js';
 
 type Next = () => void;
 type RequestListener = (

@@ -11,7 +11,7 @@ import {
   FastifyAdapter,
   type NestFastifyApplication,
 } from '@nestjs/platform-fastify';
-import { PlantRoutes } from '../../lib/plants/plant-routes.js';
+import { PlantRoutes } from '../../lib/index.js';
 import { TimedExpressAdapter } from '../http-server/timed-express.adapter.js';
 import { CreateAdmission } from './create-admission.js';
 import { shedAtExpressRoute, shedAtFastifyRoute } from './create-route.js';

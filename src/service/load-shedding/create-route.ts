@@ -3,7 +3,7 @@ import { ApplicationConfig } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import { PlantRoutes } from '../../lib/plants/plant-routes.js';
+import { PlantRoutes } from '../../lib/index.js';
 import type { TimedExpressAdapter } from '../http-server/timed-express.adapter.js';
 import { CreateAdmission } from './create-admission.js';
 

@@ -5,7 +5,7 @@ import { Logger, LoggerModule, type Params, PinoLogger } from 'nestjs-pino';
 import { type DestinationStream, destination } from 'pino';
 import type { Options } from 'pino-http';
 import { Environment } from '../config/environment.js';
-import { requestIdOf } from '../../lib/common/request-id.js';
+import { requestIdOf } from '../../lib/index.js';
 import { RequestLog } from './request-log.js';
 import { tracingStarted } from '../tracing/start-tracing.js';
 import { traceIdsOfActiveSpan } from '../tracing/log-trace-ids.js';

@@ -1,9 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { nodeRequestOf } from '../../lib/common/node-http.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../../lib/common/request-id.js';
-import { routeLabel } from '../../lib/common/route-label.js';
+import {
+  forTheService,
+  REQUEST_ID_HEADER,
+  requestIdOf,
+  routeLabel,
+} from '../../lib/index.js';
+
+const { nodeRequestOf } = forTheService;
 
 type RequestLogLevel = 'info' | 'warn' | 'error';
 

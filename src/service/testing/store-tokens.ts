@@ -59,7 +59,9 @@ export class ManagedTokens implements StoreTokens {
     source: DataSource;
   }> {
     this.service ??= (async () => {
-      // Imported when first used: TypeORM costs a suite that never asks nothing.
+      // Imported when first used: TypeORM costs a suite that never asks nothing. The two
+      // files, not the package's front file: that would load the optional peers
+      // (@nestjs/event-emitter), which a host's Jest fails to resolve.
       const [{ DataSource }, { ApiTokenEntity }, { ApiTokensService }] =
         await Promise.all([
           import('typeorm'),
