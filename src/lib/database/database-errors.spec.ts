@@ -14,100 +14,90 @@ const withCode = (code: string) =>
 const wrapping = (code: string) =>
   Object.assign(new Error('query failed'), { driverError: withCode(code) });
 
-/** Tests of a predicate on errors: true for each of `trueFor`, false for each of `falseFor`. */
-function classifies(
-  predicate: (error: unknown) => boolean,
-  cases: { trueFor: [string, unknown][]; falseFor: [string, unknown][] },
-): void {
-  it.each(cases.trueFor)('is true for %s', (_case, error) => {
-    expect(predicate(error)).toBe(true);
-  });
-  it.each(cases.falseFor)('is false for %s', (_case, error) => {
-    expect(predicate(error)).toBe(false);
-  });
-}
-
 describe('isDatabaseUnavailable', () => {
-  classifies(isDatabaseUnavailable, {
-    trueFor: [
-      ['a refused connection', withCode('ECONNREFUSED')],
-      ['a reset connection', withCode('ECONNRESET')],
-      ['an unknown host', withCode('ENOTFOUND')],
-      [
-        'a connect timeout',
-        new Error('timeout exceeded when trying to connect'),
-      ],
-      [
-        'a connection lost mid-query',
-        new Error('Connection terminated unexpectedly'),
-      ],
-      ['a client-side query timeout', new Error('Query read timeout')],
-      ['SQLSTATE 08006 (connection failure)', withCode('08006')],
-      ['SQLSTATE 57P01 (admin shutdown)', withCode('57P01')],
-      ['SQLSTATE 57P03 (cannot connect now)', withCode('57P03')],
-      ['SQLSTATE 53300 (too many connections)', withCode('53300')],
-      ['SQLSTATE 57014 (statement timeout)', withCode('57014')],
-      ['SQLSTATE 25006 (a standby: read-only transaction)', withCode('25006')],
-      ['a TypeORM error wrapping a lost connection', wrapping('57P01')],
+  it.each([
+    ['a refused connection', withCode('ECONNREFUSED')],
+    ['a reset connection', withCode('ECONNRESET')],
+    ['an unknown host', withCode('ENOTFOUND')],
+    ['a connect timeout', new Error('timeout exceeded when trying to connect')],
+    [
+      'a connection lost mid-query',
+      new Error('Connection terminated unexpectedly'),
     ],
-    falseFor: [
-      ['a missing table (42P01)', withCode('42P01')],
-      ['a unique violation (23505)', withCode('23505')],
-      ['a bad encoding (22021)', withCode('22021')],
-      ['a plain error', new Error('boom')],
-      ['a wrapped syntax error', wrapping('42601')],
-      ['a string', 'ECONNREFUSED'],
-      ['null', null],
-    ],
+    ['a client-side query timeout', new Error('Query read timeout')],
+    ['SQLSTATE 08006 (connection failure)', withCode('08006')],
+    ['SQLSTATE 57P01 (admin shutdown)', withCode('57P01')],
+    ['SQLSTATE 57P03 (cannot connect now)', withCode('57P03')],
+    ['SQLSTATE 53300 (too many connections)', withCode('53300')],
+    ['SQLSTATE 57014 (statement timeout)', withCode('57014')],
+    ['SQLSTATE 25006 (a standby: read-only transaction)', withCode('25006')],
+    ['a TypeORM error wrapping a lost connection', wrapping('57P01')],
+  ])('is true for %s', (_case, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    ['a missing table (42P01)', withCode('42P01')],
+    ['a unique violation (23505)', withCode('23505')],
+    ['a bad encoding (22021)', withCode('22021')],
+    ['a plain error', new Error('boom')],
+    ['a wrapped syntax error', wrapping('42601')],
+    ['a string', 'ECONNREFUSED'],
+    ['null', null],
+  ])('is false for %s', (_case, error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
   });
 });
 
 describe('isLostConnection', () => {
-  classifies(isLostConnection, {
-    trueFor: [
-      ['a reset connection', withCode('ECONNRESET')],
-      ['an administrator ending the backend (57P01)', withCode('57P01')],
-      [
-        'a connection lost mid-query',
-        new Error('Connection terminated unexpectedly'),
-      ],
-      ['a wrapped lost connection', wrapping('57P01')],
+  it.each([
+    ['a reset connection', withCode('ECONNRESET')],
+    ['an administrator ending the backend (57P01)', withCode('57P01')],
+    [
+      'a connection lost mid-query',
+      new Error('Connection terminated unexpectedly'),
     ],
-    falseFor: [
-      [
-        'a refused connection: the server is down, a retry would only wait',
-        withCode('ECONNREFUSED'),
-      ],
-      [
-        'a connect timeout',
-        new Error('timeout exceeded when trying to connect'),
-      ],
-      ['a statement timeout (57014)', withCode('57014')],
-      ['a unique violation', withCode('23505')],
-      ['nothing', undefined],
+    ['a wrapped lost connection', wrapping('57P01')],
+  ])('is true for %s', (_case, error) => {
+    expect(isLostConnection(error)).toBe(true);
+  });
+
+  it.each([
+    [
+      'a refused connection: the server is down, a retry would only wait',
+      withCode('ECONNREFUSED'),
     ],
+    ['a connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['a statement timeout (57014)', withCode('57014')],
+    ['a unique violation', withCode('23505')],
+    ['nothing', undefined],
+  ])('is false for %s', (_case, error) => {
+    expect(isLostConnection(error)).toBe(false);
   });
 });
 
 describe('isCausedByOneRow', () => {
-  classifies(isCausedByOneRow, {
-    trueFor: [
-      ['a value too long (22001)', withCode('22001')],
-      ['an untranslatable character (22P05)', withCode('22P05')],
-      ['a null in a required column (23502)', withCode('23502')],
-      ['a check violation (23514)', withCode('23514')],
-      ['an index row too large (54000)', withCode('54000')],
-      ['a TypeORM error wrapping a bad encoding', wrapping('22021')],
-    ],
-    falseFor: [
-      ['a statement timeout (57014)', withCode('57014')],
-      ['a deadlock (40P01)', withCode('40P01')],
-      ['too many connections (53300)', withCode('53300')],
-      ['a lost connection', new Error('Connection terminated unexpectedly')],
-      ['the request deadline', new DatabaseDeadlineError()],
-      ['a missing table (42P01)', withCode('42P01')],
-      ['a plain error', new Error('boom')],
-    ],
+  it.each([
+    ['a value too long (22001)', withCode('22001')],
+    ['an untranslatable character (22P05)', withCode('22P05')],
+    ['a null in a required column (23502)', withCode('23502')],
+    ['a check violation (23514)', withCode('23514')],
+    ['an index row too large (54000)', withCode('54000')],
+    ['a TypeORM error wrapping a bad encoding', wrapping('22021')],
+  ])('is true for %s', (_case, error) => {
+    expect(isCausedByOneRow(error)).toBe(true);
+  });
+
+  it.each([
+    ['a statement timeout (57014)', withCode('57014')],
+    ['a deadlock (40P01)', withCode('40P01')],
+    ['too many connections (53300)', withCode('53300')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+    ['the request deadline', new DatabaseDeadlineError()],
+    ['a missing table (42P01)', withCode('42P01')],
+    ['a plain error', new Error('boom')],
+  ])('is false for %s', (_case, error) => {
+    expect(isCausedByOneRow(error)).toBe(false);
   });
 });
 
