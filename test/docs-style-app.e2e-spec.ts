@@ -1,6 +1,6 @@
 import {
-  buildDocsStyleApp,
   DOCS_STYLE_APP,
+  ensureDocsStyleApp,
 } from '../bench/lib/docs-style-app.mjs';
 import { freePort } from '../test-kit/free-port.mjs';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
@@ -20,7 +20,12 @@ describe('the bench docs-style app', () => {
   let stop: () => Promise<unknown>;
 
   beforeAll(async () => {
-    buildDocsStyleApp();
+    // Compiled once for both e2e projects (and again only when its sources change).
+    const started = performance.now();
+    const compiled = await ensureDocsStyleApp();
+    process.stderr.write(
+      `[docs-style-app] ${compiled ? 'compiled' : 'up to date, not compiled'} (${Math.round(performance.now() - started)} ms)\n`,
+    );
     let output = '';
     const port = await freePort();
     const { child, exited } = startNodeProcess({

@@ -3,7 +3,15 @@
 // server also slows the arrivals.
 import autocannon from 'autocannon';
 import { watch } from './usage.mjs';
-import { answerMatches } from './workload.mjs';
+import { answerMatches, createWorkload } from './workload.mjs';
+
+/**
+ * closedLoop's settings for `connections` clients creating plants on `server` with `token`,
+ * from a fresh workload.
+ */
+export function freshLoadOn(server, token, connections) {
+  return { url: server.url, token, workload: createWorkload(), connections };
+}
 
 /**
  * Runs autocannon for `seconds` (or for `amount` requests, when given) at `connections`,

@@ -16,20 +16,16 @@ import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { commandLine, logger } from '../lib/cli.mjs';
-import { closedLoop } from '../lib/closed-loop.mjs';
-import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
+import { closedLoop, freshLoadOn } from '../lib/closed-loop.mjs';
+import { emptyTable } from '../lib/database.mjs';
+import { runScenario } from '../lib/run-context.mjs';
 import {
   HEAP_SAMPLER_PRELOAD,
   RESULTS,
   ROOT,
   serviceMainOf,
 } from '../lib/paths.mjs';
-import {
-  preloadReport,
-  serviceArgs,
-  startServer,
-} from '../lib/servers.mjs';
-import { createWorkload, newToken } from '../lib/workload.mjs';
+import { preloadReport, serviceArgs, startServer } from '../lib/servers.mjs';
 
 const options = commandLine({
   numbers: {
@@ -109,12 +105,7 @@ async function profileOnce(ctx, run) {
   });
   try {
     await emptyTable(ctx.pool);
-    const load = {
-      url: server.url,
-      token: ctx.token,
-      workload: createWorkload(),
-      connections: options.connections,
-    };
+    const load = freshLoadOn(server, ctx.token, options.connections);
     await closedLoop({ ...load, seconds: 3 });
     process.kill(server.pid, 'SIGUSR2');
     await sleep(200);
@@ -130,14 +121,8 @@ async function profileOnce(ctx, run) {
 
 async function main() {
   await mkdir(RESULTS, { recursive: true });
-  const database = await openDatabase(log);
-  const ctx = {
-    databaseUrl: database.url,
-    pool: harnessPool(database.url),
-    token: newToken(),
-  };
   const kb = (bytes, ok) => (bytes / ok / 1024).toFixed(2);
-  try {
+  await runScenario(log, async (ctx) => {
     for (let run = 1; run <= options.runs; run += 1) {
       const { ok, profile, file } = await profileOnce(ctx, run);
       const { total, sites, owners } = tally(profile);
@@ -157,10 +142,7 @@ async function main() {
           `  by package or file, kB per create:\n${rows(owners)}`,
       );
     }
-  } finally {
-    await ctx.pool.end();
-    await database.close();
-  }
+  });
 }
 
 await main();

@@ -24,8 +24,13 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { samplePeakRss } from '../../test-kit/peak-rss.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
-import { closedLoop, measuredClosedLoop } from '../lib/closed-loop.mjs';
-import { emptyTable, harnessPool, openDatabase } from '../lib/database.mjs';
+import {
+  closedLoop,
+  freshLoadOn,
+  measuredClosedLoop,
+} from '../lib/closed-loop.mjs';
+import { emptyTable } from '../lib/database.mjs';
+import { runScenario } from '../lib/run-context.mjs';
 import {
   MEMORY_SPLIT_PRELOAD,
   RESULTS,
@@ -40,7 +45,6 @@ import {
 } from '../lib/servers.mjs';
 import { median } from '../lib/stats.mjs';
 import { statusKb } from '../lib/usage.mjs';
-import { createWorkload, newToken } from '../lib/workload.mjs';
 
 const SPLIT_FILE = join(RESULTS, 'memory-split.jsonl');
 const MB = 1024 * 1024;
@@ -84,7 +88,6 @@ const variants = [
 ];
 const log = logger('memory');
 
-
 async function measure(ctx, v) {
   const server = await startServer({
     name: v.name,
@@ -106,12 +109,7 @@ async function measure(ctx, v) {
   });
   try {
     await emptyTable(ctx.pool);
-    const load = {
-      url: server.url,
-      token: ctx.token,
-      workload: createWorkload(),
-      connections: options.connections,
-    };
+    const load = freshLoadOn(server, ctx.token, options.connections);
     const warmUpPeak = samplePeakRss(server.pid);
     await closedLoop({ ...load, seconds: 3 });
     const warmUpPeakMb = warmUpPeak.stop();
@@ -150,14 +148,8 @@ const show = (r) =>
 
 async function main() {
   await mkdir(RESULTS, { recursive: true });
-  const database = await openDatabase(log);
-  const ctx = {
-    databaseUrl: database.url,
-    pool: harnessPool(database.url),
-    token: newToken(),
-  };
   const results = variants.map(() => []);
-  try {
+  await runScenario(log, async (ctx) => {
     for (let round = 0; round < options.rounds; round += 1) {
       const order = variants.map((_, i) => i);
       if (round % 2 === 1) order.reverse();
@@ -168,10 +160,7 @@ async function main() {
         );
       }
     }
-  } finally {
-    await ctx.pool.end();
-    await database.close();
-  }
+  });
   const of = (rows, key) => median(rows.map((r) => r[key]));
   for (const [i, rows] of results.entries()) {
     const versusFirst = rows.map(

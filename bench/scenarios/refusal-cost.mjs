@@ -20,6 +20,7 @@ import {
   rotatingRounds,
 } from '../lib/pinned-turn.mjs';
 import { runScenario } from '../lib/run-context.mjs';
+import { median } from '../lib/stats.mjs';
 
 const options = commandLine({
   numbers: { connections: 256, seconds: 5, rounds: 3 },
@@ -75,18 +76,15 @@ await runScenario(log, async (ctx, cleanUps) => {
         `(main thread ${result.mainUs.toFixed(1)})\n`,
     );
   });
-  const median = (name) => {
-    const sorted = results[name].map((r) => r.mainUs).sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)];
-  };
+  const mainUs = (name) => median(results[name].map((r) => r.mainUs));
   for (const adapter of ADAPTERS) {
-    const create = median(`create ${adapter}`);
-    const refusal = median(`refuse ${adapter}`);
+    const create = mainUs(`create ${adapter}`);
+    const refusal = mainUs(`refuse ${adapter}`);
     const p = refusal / create;
     process.stdout.write(
       `${adapter}, main thread, medians: a create ${create.toFixed(1)} us, a refusal ` +
-        `${refusal.toFixed(1)} us, ${(refusal / median('floor')).toFixed(2)}x the floor's; ` +
-        `a refusal costs ${p.toFixed(2)} of a create (the floor ${(median('floor') / create).toFixed(2)}); ` +
+        `${refusal.toFixed(1)} us, ${(refusal / mainUs('floor')).toFixed(2)}x the floor's; ` +
+        `a refusal costs ${p.toFixed(2)} of a create (the floor ${(mainUs('floor') / create).toFixed(2)}); ` +
         `at twice the capacity, creates (1 - 2p) / (1 - p) = ${((1 - 2 * p) / (1 - p)).toFixed(2)} of it\n`,
     );
   }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { Ledger } from '../support/reliability/ledger.js';
-import { sendPlant, startLoad } from '../support/reliability/load.js';
+import { sendPlant, startLedgeredLoad } from '../support/reliability/load.js';
 import {
   recoveryTime,
   TOKEN,
@@ -65,14 +65,10 @@ describe('a hung database (every PostgreSQL process stopped)', () => {
 
   it('answers every request within 3 s (503, Retry-After), recovers within 5 s of waking, loses nothing', async () => {
     const { postgres, service } = own;
-    const ledger = new Ledger('database hung (SIGSTOP) under 16 clients');
-    const load = startLoad({
-      baseUrl: service.url,
-      token: TOKEN,
-      ledger,
-      concurrency: CLIENTS,
-      timeoutMs: 9_000,
-    });
+    const { ledger, load } = startLedgeredLoad(
+      'database hung (SIGSTOP) under 16 clients',
+      { baseUrl: service.url, concurrency: CLIENTS, timeoutMs: 9_000 },
+    );
     await sleep(1_500);
 
     await postgres.pause();

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { FC_SEED, INT64_MAX, INT64_MIN } from '../support/fast-check.js';
 import pg from 'pg';
 import { printFigures } from '../support/reliability/ledger.js';
 import { nextId } from '../support/reliability/load.js';
@@ -8,13 +9,7 @@ import {
 } from '../support/reliability/scenario.js';
 
 // Reproduce a failure with FC_SEED=<seed printed by fast-check> npm run test:reliability.
-const SEED =
-  process.env.FC_SEED === undefined
-    ? Date.now() % 2 ** 31
-    : Number(process.env.FC_SEED);
 const RUNS = Number(process.env.FC_RUNS ?? 150);
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 interface Answer {
   status: number;
@@ -110,7 +105,7 @@ describe('hostile input (fast-check, seeded)', () => {
 
   beforeAll(() => {
     process.stdout.write(
-      `[reliability] hostile input: seed ${SEED}, ${RUNS} runs per property\n`,
+      `[reliability] hostile input: seed ${FC_SEED}, ${RUNS} runs per property\n`,
     );
   });
   // Its hooks run after the seed is printed, and it is stopped after the checks below.
@@ -196,7 +191,7 @@ describe('hostile input (fast-check, seeded)', () => {
           }
         },
       ),
-      { seed: SEED, numRuns: RUNS },
+      { seed: FC_SEED, numRuns: RUNS },
     );
   });
 
@@ -212,7 +207,7 @@ describe('hostile input (fast-check, seeded)', () => {
         expectWellFormed(answer);
         expect([200, 400, 409, 413]).toContain(answer.status);
       }),
-      { seed: SEED, numRuns: RUNS },
+      { seed: FC_SEED, numRuns: RUNS },
     );
   });
 
@@ -238,7 +233,7 @@ describe('hostile input (fast-check, seeded)', () => {
           expect([400, 413, 415]).toContain(answer.status);
         },
       ),
-      { seed: SEED, numRuns: RUNS },
+      { seed: FC_SEED, numRuns: RUNS },
     );
   });
 
@@ -268,7 +263,7 @@ describe('hostile input (fast-check, seeded)', () => {
           expect([200, 409]).toContain(answer.status);
         },
       ),
-      { seed: SEED, numRuns: RUNS },
+      { seed: FC_SEED, numRuns: RUNS },
     );
   });
 
@@ -288,7 +283,7 @@ describe('hostile input (fast-check, seeded)', () => {
           expect([400, 413]).toContain(answer.status);
         },
       ),
-      { seed: SEED, numRuns: Math.min(RUNS, 60) },
+      { seed: FC_SEED, numRuns: Math.min(RUNS, 60) },
     );
   });
 
@@ -323,7 +318,7 @@ describe('hostile input (fast-check, seeded)', () => {
           expect(rows).toEqual([]);
         },
       ),
-      { seed: SEED, numRuns: Math.min(RUNS, 60) },
+      { seed: FC_SEED, numRuns: Math.min(RUNS, 60) },
     );
   });
 
@@ -343,7 +338,7 @@ describe('hostile input (fast-check, seeded)', () => {
           expect(answer.status).toBe(400);
         },
       ),
-      { seed: SEED, numRuns: Math.min(RUNS, 60) },
+      { seed: FC_SEED, numRuns: Math.min(RUNS, 60) },
     );
   });
 
@@ -388,7 +383,7 @@ describe('hostile input (fast-check, seeded)', () => {
           expect([200, 400, 401, 415, 429]).toContain(answer.status);
         },
       ),
-      { seed: SEED, numRuns: RUNS },
+      { seed: FC_SEED, numRuns: RUNS },
     );
   });
 });

@@ -2,7 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LOAD_UNDER_WAY, Ledger } from '../support/reliability/ledger.js';
 import { DATABASE_503 } from '../support/http.js';
 import { eventually } from '../support/poll.js';
-import { nextId, sendPlant, startLoad } from '../support/reliability/load.js';
+import {
+  nextId,
+  sendPlant,
+  startLedgeredLoad,
+} from '../support/reliability/load.js';
 import {
   recoveryTime,
   startService,
@@ -19,11 +23,8 @@ describe('service faults under load', () => {
 
   it('service killed (SIGKILL) mid-load and started again: nothing acknowledged is lost', async () => {
     const first = await startService(own.postgres.url);
-    const ledger = new Ledger('service killed mid-load');
-    const load = startLoad({
+    const { ledger, load } = startLedgeredLoad('service killed mid-load', {
       baseUrl: first.url,
-      token: TOKEN,
-      ledger,
       concurrency: 8,
     });
     await ledger.acknowledgedMore(LOAD_UNDER_WAY);
@@ -83,11 +84,8 @@ describe('service faults under load', () => {
         LOG_LEVEL: 'log',
       });
       const scenario = `graceful stop mid-load, SIGTERM x${signals}`;
-      const ledger = new Ledger(scenario);
-      const load = startLoad({
+      const { ledger, load } = startLedgeredLoad(scenario, {
         baseUrl: service.url,
-        token: TOKEN,
-        ledger,
         concurrency: 16,
       });
       await ledger.acknowledgedMore(LOAD_UNDER_WAY);

@@ -33,6 +33,18 @@ function keywords(stage: Stage, keyword: string): Instruction[] {
   );
 }
 
+/** What COPY instructions take from the build context (not --from another stage). */
+function fromContext(copies: Instruction[]): string[] {
+  return copies
+    .filter((copy) => !copy.args.includes('--from='))
+    .flatMap((copy) =>
+      copy.args
+        .split(/\s+/)
+        .filter((word) => !word.startsWith('--'))
+        .slice(0, -1),
+    );
+}
+
 /** Whether a .dockerignore excludes a path of the build context (last match wins). */
 function dockerignored(patterns: string[], path: string): boolean {
   const toRegExp = (pattern: string): RegExp =>
@@ -109,15 +121,10 @@ describe('docker/Dockerfile', () => {
           /\bdist\b/.test(copy.args),
       ),
     ).toBe(true);
-    const fromContext = copies
-      .filter((copy) => !copy.args.includes('--from='))
-      .flatMap((copy) =>
-        copy.args
-          .split(/\s+/)
-          .filter((word) => !word.startsWith('--'))
-          .slice(0, -1),
-      );
-    expect(fromContext.sort()).toEqual(['package-lock.json', 'package.json']);
+    expect(fromContext(copies).sort()).toEqual([
+      'package-lock.json',
+      'package.json',
+    ]);
   });
 
   it('runs as a non-root user', () => {
@@ -196,15 +203,9 @@ describe('docker/Dockerfile', () => {
     for (const required of ['node_modules', '.data', '.git', 'dist', '.env'])
       expect(dockerignored(patterns, required), required).toBe(true);
 
-    const sources = stages
-      .flatMap((stage) => keywords(stage, 'COPY'))
-      .filter((copy) => !copy.args.includes('--from='))
-      .flatMap((copy) =>
-        copy.args
-          .split(/\s+/)
-          .filter((word) => !word.startsWith('--'))
-          .slice(0, -1),
-      );
+    const sources = fromContext(
+      stages.flatMap((stage) => keywords(stage, 'COPY')),
+    );
     expect(sources).toContain('src');
     for (const source of sources) {
       expect(existsSync(resolve(source)), `${source} exists`).toBe(true);

@@ -1,18 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { inject } from 'vitest';
-import { freePort } from '../../test-kit/free-port.mjs';
-import { startNodeProcess } from '../../test-kit/node-process.mjs';
-import { send } from '../support/http.js';
 import { OtlpReceiver, statementOf } from '../support/otlp-receiver.js';
 import {
   hostFromGuide,
   INSTALL_TIMEOUT_MS,
+  withGuideHost,
 } from '../support/packed-package.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
-import { eventually } from '../support/poll.js';
-import { createScratchDatabase } from '../support/scratch-database.js';
-import { TOKEN } from '../support/tokens.js';
 
 const TRACES_SECTION =
   "Traces: your OpenTelemetry SDK sees the package's spans";
@@ -58,54 +52,37 @@ describe("the package's spans in a host's own OpenTelemetry SDK", () => {
   });
 
   it("puts each create in its request's trace, and reaches the statement's span, with its INSERT, through the link", async () => {
-    const databaseUrl = await createScratchDatabase(
-      inject('databaseUrl'),
-      'traced_host',
-    );
-    const port = await freePort();
-    let output = '';
-    const host = startNodeProcess({
-      args: ['--import', './out/tracing.js', './out/host.js'],
-      cwd: folder,
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: databaseUrl,
-        PLANTS_TOKEN: TOKEN,
-        PORT: String(port),
-        OTEL_SERVICE_NAME: 'shop',
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-      },
-      onOutput: (text: string) => (output += text),
-    });
-    const url = `http://127.0.0.1:${port}`;
     const clients = Array.from({ length: 6 }, () => ({
       traceId: hex(16),
       spanId: hex(8),
     }));
-    try {
-      await eventually(`the host listening on ${url}`, () =>
-        send(`${url}/orders`).catch(() => undefined),
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)}; the host printed: ${output}`);
-      });
-      const answers = await Promise.all(
-        clients.map(({ traceId, spanId }) =>
-          postPlant(url, newPlantJson(uniqueId(), 'Fern'), {
-            headers: { traceparent: `00-${traceId}-${spanId}-01` },
-          }),
-        ),
-      );
-      expect(answers.map(({ status }) => status)).toEqual(
-        clients.map(() => 200),
-      );
-    } finally {
-      host.child.kill('SIGTERM');
-      await host.exited;
-    }
+    await withGuideHost(
+      folder,
+      {
+        database: 'traced_host',
+        args: ['--import', './out/tracing.js', './out/host.js'],
+        env: {
+          OTEL_SERVICE_NAME: 'shop',
+          OTEL_TRACES_EXPORTER: 'otlp',
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+          OTEL_METRICS_EXPORTER: 'none',
+          OTEL_LOGS_EXPORTER: 'none',
+        },
+      },
+      async ({ url }) => {
+        const answers = await Promise.all(
+          clients.map(({ traceId, spanId }) =>
+            postPlant(url, newPlantJson(uniqueId(), 'Fern'), {
+              headers: { traceparent: `00-${traceId}-${spanId}-01` },
+            }),
+          ),
+        );
+        expect(answers.map(({ status }) => status)).toEqual(
+          clients.map(() => 200),
+        );
+      },
+    );
 
     const { spans } = receiver;
     for (const { traceId, spanId } of clients) {

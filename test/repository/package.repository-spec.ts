@@ -3,11 +3,8 @@ import { readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { startNodeProcess } from '../../test-kit/node-process.mjs';
-import { freePort } from '../../test-kit/free-port.mjs';
 import { send } from '../support/http.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
-import { eventually } from '../support/poll.js';
 import { runCommand } from '../support/command.js';
 import { migratedDatabase } from '../support/migrated-database.js';
 import { createScratchDatabase } from '../support/scratch-database.js';
@@ -17,8 +14,8 @@ import {
   INSTALL_TIMEOUT_MS,
   manifestOf,
   run,
+  withGuideHost,
 } from '../support/packed-package.js';
-import { TOKEN } from '../support/tokens.js';
 
 const SCHEMA_SECTION = 'Tables in a schema of yours';
 const TOKENS_SECTION = 'Managed tokens in your application';
@@ -155,47 +152,25 @@ describe('the packed package, installed and imported by name', () => {
   });
 
   it("runs the guide's application: plants created with exact ids, its own route's body kept", async () => {
-    const databaseUrl = await createScratchDatabase(
-      inject('databaseUrl'),
-      'package',
-    );
-    const port = await freePort();
-    let output = '';
-    const host = startNodeProcess({
-      args: [join(folder, 'out', 'host.js')],
-      cwd: folder,
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: databaseUrl,
-        PLANTS_TOKEN: TOKEN,
-        PORT: String(port),
-      },
-      onOutput: (text: string) => (output += text),
-    });
-    try {
-      const url = `http://127.0.0.1:${port}`;
-      await eventually(`the host listening on ${url}`, () =>
-        send(`${url}/orders`).catch(() => undefined),
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)}; the host printed: ${output}`);
-      });
-      const id = uniqueId();
-      const created = await postPlant(url, newPlantJson(id, 'Fern'));
-      expect(created.status).toBe(200);
-      expect(created.body).toEqual({ name: 'Fern' });
-      expect(await storedName(databaseUrl, id)).toBe('Fern');
+    await withGuideHost(
+      folder,
+      { database: 'package', args: [join(folder, 'out', 'host.js')] },
+      async ({ url, databaseUrl }) => {
+        const id = uniqueId();
+        const created = await postPlant(url, newPlantJson(id, 'Fern'));
+        expect(created.status).toBe(200);
+        expect(created.body).toEqual({ name: 'Fern' });
+        expect(await storedName(databaseUrl, id)).toBe('Fern');
 
-      const order = await send(`${url}/orders`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{"item": "pot"}',
-      });
-      expect(order.status).toBe(201);
-      expect(order.body).toEqual({ placed: 'pot' });
-    } finally {
-      host.child.kill('SIGTERM');
-      await host.exited;
-    }
+        const order = await send(`${url}/orders`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"item": "pot"}',
+        });
+        expect(order.status).toBe(201);
+        expect(order.body).toEqual({ placed: 'pot' });
+      },
+    );
   }, 60_000);
   /** A command of the host (npx finds the host's own bins), on `databaseUrl`. */
   function inHost(databaseUrl: string, command: string, args: string[]) {

@@ -4,6 +4,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { startNodeProcess } from '../../test-kit/node-process.mjs';
+import { send } from './http.js';
+import { eventually } from './poll.js';
+import { createScratchDatabase } from './scratch-database.js';
+import { TOKEN } from './tokens.js';
 
 /**
  * The package as another team gets it: `npm pack` of the built project, installed in a
@@ -150,6 +157,52 @@ export async function hostFromGuide(
     await writeFile(join(folder, name), await guideBlock('ts', heading));
   await compileTypeScript(folder, Object.keys(files));
   return folder;
+}
+
+/**
+ * A host made by hostFromGuide, run in its `folder` with node `args` on a new database of
+ * the run's server (named after `database`), the test token as PLANTS_TOKEN and `env`: `use`
+ * runs once it answers GET /orders, and the host is stopped after.
+ */
+export async function withGuideHost(
+  folder: string,
+  {
+    database,
+    args,
+    env = {},
+  }: { database: string; args: string[]; env?: Record<string, string> },
+  use: (host: { url: string; databaseUrl: string }) => Promise<void>,
+): Promise<void> {
+  const databaseUrl = await createScratchDatabase(
+    inject('databaseUrl'),
+    database,
+  );
+  const port = await freePort();
+  let output = '';
+  const host = startNodeProcess({
+    args,
+    cwd: folder,
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: databaseUrl,
+      PLANTS_TOKEN: TOKEN,
+      PORT: String(port),
+      ...env,
+    },
+    onOutput: (text: string) => (output += text),
+  });
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await eventually(`the host listening on ${url}`, () =>
+      send(`${url}/orders`).catch(() => undefined),
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; the host printed: ${output}`);
+    });
+    await use({ url, databaseUrl });
+  } finally {
+    host.child.kill('SIGTERM');
+    await host.exited;
+  }
 }
 
 /** The page another team follows to test against the service: its files run as written. */

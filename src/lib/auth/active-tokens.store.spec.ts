@@ -165,6 +165,14 @@ function storeOn(
   return store;
 }
 
+/** A store started (storeOn) on a table in memory with no tokens yet. */
+async function startedOnEmptyTable(options?: Parameters<typeof storeOn>[1]) {
+  const database = new FakeTokensDatabase();
+  const tokens = storeOn(database, options);
+  await tokens.start();
+  return { database, tokens };
+}
+
 describe('ActiveTokenStore, on a table in memory', () => {
   it('holds the active tokens once started, not revoked or expired ones', async () => {
     const database = new FakeTokensDatabase();
@@ -195,9 +203,7 @@ describe('ActiveTokenStore, on a table in memory', () => {
   });
 
   it('follows a notified change of one row: created, then revoked', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.add('new');
     database.notify('new');
     await eventually('the created token', () => tokens.find(keyOf('new')));
@@ -265,9 +271,7 @@ describe('ActiveTokenStore, on a table in memory', () => {
   });
 
   it('reconnects and reloads when its connection fails, missing no change made meanwhile', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.connections[0].emit('error', new Error('terminated'));
     database.add('meanwhile');
     await eventually('the reload after reconnecting', () =>
@@ -282,9 +286,9 @@ describe('ActiveTokenStore, on a table in memory', () => {
   });
 
   it('drops a connection that stops answering its heartbeat, and opens another', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database, { maxStalenessMs: 1_000 });
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable({
+      maxStalenessMs: 1_000,
+    });
     database.silent = true;
     await eventually('the silent connection dropped', () =>
       database.connections[0].ended ? true : undefined,
@@ -298,18 +302,16 @@ describe('ActiveTokenStore, on a table in memory', () => {
   it('is stale exactly past maxStalenessMs after its last confirmed contact', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(1_000_000);
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database, { maxStalenessMs: 5_000 });
-    await tokens.start();
+    const { tokens } = await startedOnEmptyTable({
+      maxStalenessMs: 5_000,
+    });
     expect(tokens.isStale(1_005_000)).toBe(false);
     expect(tokens.isStale(1_005_001)).toBe(true);
     expect(tokens.stats(1_002_500).secondsSinceContact).toBe(2.5);
   });
 
   it('stops for good: no connection held, none opened again', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     await tokens.stop();
     expect(database.open).toBe(0);
     database.connections[0].emit('error', new Error('late'));
@@ -339,9 +341,7 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
   });
 
   it('gathers the notifications of one turn into one read of their names, and reads each name once', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.add('a');
     database.add('b');
     database.notify('a');
@@ -357,9 +357,7 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
   });
 
   it('reads everything again past 1,000 names at once, and by name up to that', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     const names = (count: number, prefix: string) =>
       Array.from({ length: count }, (_, index) => `${prefix}${index}`);
     for (const name of names(1000, 'a')) database.notify(name);
@@ -374,9 +372,7 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
   });
 
   it('ignores what a connection it has dropped still says', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.connections[0].emit('end');
     await eventually('listening again', () =>
       tokens.stats().listening && database.open === 1 ? true : undefined,
@@ -387,9 +383,7 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
 
   it('reconnects when a read of named rows fails', async () => {
     spyOn('warn');
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.failNextRead = true;
     database.notify('a');
     await eventually('the reconnect', () =>
@@ -398,9 +392,9 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
   });
 
   it('reloads everything periodically, catching a change whose notification was missed', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database, { reloadIntervalMs: 20 });
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable({
+      reloadIntervalMs: 20,
+    });
     database.add('missed');
     await eventually('the periodic reload', () => tokens.find(keyOf('missed')));
     expect(tokens.stats().reloads.periodic).toBeGreaterThan(0);
@@ -525,9 +519,7 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
 
   it('logs each connection it loses after listening, naming a connection the server closed', async () => {
     const warnings = spyOn('warn');
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.connections[0].emit('end');
     await eventually('listening again', () =>
       tokens.stats().listening && database.open === 1 ? true : undefined,
@@ -548,9 +540,7 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
   });
 
   it('reads everything again on a notification without a payload', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.add('x');
     database.connections[0].emit('notification', {});
     await eventually('the reload', () =>
@@ -571,9 +561,7 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
     'reconnects and loads again when %s fails',
     async (_case, options, trigger) => {
       spyOn('warn');
-      const database = new FakeTokensDatabase();
-      const tokens = storeOn(database, options);
-      await tokens.start();
+      const { database, tokens } = await startedOnEmptyTable(options);
       database.failNextRead = true;
       trigger(database);
       await eventually('the reconnect', () =>
@@ -585,9 +573,7 @@ describe('ActiveTokenStore, when it logs and what it reads', () => {
   );
 
   it('does not read again, on the next connection, the names notified while it had none', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database);
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable();
     database.add('a');
     database.notify('a');
     database.refusing = true;
@@ -688,9 +674,9 @@ describe('ActiveTokenStore, its timers (fake clock)', () => {
   ])(
     'with maxStalenessMs %i, sends a heartbeat every %i ms and keeps a connection that answers',
     async (maxStalenessMs, everyMs, beats) => {
-      const database = new FakeTokensDatabase();
-      const tokens = storeOn(database, { maxStalenessMs });
-      await tokens.start();
+      const { database, tokens } = await startedOnEmptyTable({
+        maxStalenessMs,
+      });
       await vi.advanceTimersByTimeAsync(everyMs - 1);
       expect(SELECT_1(database)).toBe(0);
       await vi.advanceTimersByTimeAsync(1 + (beats - 1) * everyMs);
@@ -703,9 +689,9 @@ describe('ActiveTokenStore, its timers (fake clock)', () => {
 
   it('drops a connection whose heartbeat fails, and opens another at once', async () => {
     const warnings = spyOn('warn');
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database, { maxStalenessMs: 1_000 });
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable({
+      maxStalenessMs: 1_000,
+    });
     database.failNextHeartbeat = true;
     await vi.advanceTimersByTimeAsync(250);
     expect(database.connections[0].ended).toBe(true);
@@ -720,9 +706,9 @@ describe('ActiveTokenStore, its timers (fake clock)', () => {
   });
 
   it('does not count a heartbeat answered after its connection was dropped as contact', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database, { maxStalenessMs: 1_000 });
-    await tokens.start();
+    const { database, tokens } = await startedOnEmptyTable({
+      maxStalenessMs: 1_000,
+    });
     database.hold.heartbeats = true;
     await vi.advanceTimersByTimeAsync(250);
     expect(database.held).toHaveLength(1);
@@ -747,12 +733,10 @@ describe('ActiveTokenStore, its timers (fake clock)', () => {
   });
 
   it('sends nothing once stopped', async () => {
-    const database = new FakeTokensDatabase();
-    const tokens = storeOn(database, {
+    const { database, tokens } = await startedOnEmptyTable({
       maxStalenessMs: 1_000,
       reloadIntervalMs: 100,
     });
-    await tokens.start();
     await vi.advanceTimersByTimeAsync(1_000);
     await tokens.stop();
     const sent = database.statements.length;

@@ -53,6 +53,32 @@ function database(
   };
 }
 
+/**
+ * On a faked clock set at 1,000,000: a circuit whose probes, while down, start 100 ms apart
+ * (its other timings a minute), and when each probe statement was sent (`probes`, in ms from
+ * then); `answers` sets how the database answers it.
+ */
+function probingEvery100Ms() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.setSystemTime(1_000_000);
+  const { health, answers } = database({
+    probeTimeoutMs: 60_000,
+    readinessTimeoutMs: 60_000,
+    retryEveryMs: 100,
+    reuseForMs: 60_000,
+  });
+  const probes: number[] = [];
+  return {
+    health,
+    probes,
+    answers: (next: () => Promise<unknown>) =>
+      answers(() => {
+        probes.push(Date.now() - 1_000_000);
+        return next();
+      }),
+  };
+}
+
 /** Resolves once `health` lets writes through again. */
 async function untilUp(health: WriteCircuit): Promise<void> {
   while (!health.canCommit)
@@ -170,7 +196,8 @@ describe('WriteCircuit', () => {
     await eventually('the first probe, which meets the pool closed', () =>
       health.check().then(
         () => undefined,
-        (error: unknown) => (error instanceof DatabaseDownError ? true : undefined),
+        (error: unknown) =>
+          error instanceof DatabaseDownError ? true : undefined,
       ),
     );
     expect(health.canCommit).toBe(false);
@@ -244,15 +271,18 @@ describe('WriteCircuit', () => {
 });
 
 describe('WriteCircuit, what starts a probe and what it decides', () => {
+  /** The failures of a write that start a probe rather than call the database down. */
+  const PROBING_FAILURES: [string, () => Error][] = [
+    ['a lost connection', lost],
+    ['a write past its deadline', () => new DatabaseDeadlineError()],
+  ];
+
   afterEach(() => {
     vi.useRealTimers();
     vi.restoreAllMocks();
   });
 
-  it.each([
-    ['a lost connection', lost],
-    ['a write past its deadline', () => new DatabaseDeadlineError()],
-  ])(
+  it.each(PROBING_FAILURES)(
     '%s starts a probe by itself, which calls the database down when it cannot connect',
     async (_case, failure) => {
       const { health, statements, answers } = database();
@@ -268,10 +298,7 @@ describe('WriteCircuit, what starts a probe and what it decides', () => {
     },
   );
 
-  it.each([
-    ['a lost connection', lost],
-    ['a write past its deadline', () => new DatabaseDeadlineError()],
-  ])(
+  it.each(PROBING_FAILURES)(
     '%s alone does not call the database down: its probe, which commits, decides',
     async (_case, failure) => {
       const warned = vi
@@ -350,21 +377,13 @@ describe('WriteCircuit, what starts a probe and what it decides', () => {
   ])(
     'while down, probes start retryEveryMs apart, or at once after a probe slower than that (%s)',
     async (_case, answerMs, startedAt) => {
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-      vi.setSystemTime(1_000_000);
-      const { health, answers } = database({
-        probeTimeoutMs: 60_000,
-        readinessTimeoutMs: 60_000,
-        retryEveryMs: 100,
-        reuseForMs: 60_000,
-      });
-      const probes: number[] = [];
-      answers(() => {
-        probes.push(Date.now() - 1_000_000);
-        return new Promise((_, reject) =>
-          setTimeout(() => reject(unavailable()), answerMs),
-        );
-      });
+      const { health, probes, answers } = probingEvery100Ms();
+      answers(
+        () =>
+          new Promise((_, reject) =>
+            setTimeout(() => reject(unavailable()), answerMs),
+          ),
+      );
       await expect(
         health.write(() => Promise.reject(unavailable())),
       ).rejects.toThrow();
@@ -376,18 +395,9 @@ describe('WriteCircuit, what starts a probe and what it decides', () => {
   );
 
   it('probes at one pace when the database is found down again just after it came back', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    vi.setSystemTime(1_000_000);
-    const { health, answers } = database({
-      probeTimeoutMs: 60_000,
-      readinessTimeoutMs: 60_000,
-      retryEveryMs: 100,
-      reuseForMs: 60_000,
-    });
-    const probes: number[] = [];
+    const { health, probes, answers } = probingEvery100Ms();
     let commits = false;
     answers(() => {
-      probes.push(Date.now() - 1_000_000);
       const outcome = commits;
       return new Promise((resolve, reject) =>
         setTimeout(

@@ -125,6 +125,31 @@ function heldBatcher() {
   return { batcher, releases, statements };
 }
 
+/**
+ * A heldBatcher with every slot busy, then a statement's worth of rows queued and one more:
+ * that last row waits on after a slot frees and is to be refused as overload (`outcome`).
+ * `drainAll()` releases every statement, and those a release starts, and expects every
+ * other row answered.
+ */
+async function oneRowPastAStatement() {
+  const { batcher, releases, statements } = heldBatcher();
+  const inFlight = await fillSlots(batcher);
+  const queued = Array.from({ length: 501 }, (_, index) =>
+    batcher.insert(request(100 + index)),
+  );
+  const last = queued.pop()!;
+  const outcome = expect(last).rejects.toEqual(new InsertQueueFullError());
+  const drainAll = async () => {
+    for (const release of releases.splice(0)) release();
+    await nextTurn();
+    for (const release of releases.splice(0)) release();
+    await expect(Promise.all([...inFlight, ...queued])).resolves.toHaveLength(
+      504,
+    );
+  };
+  return { releases, statements, outcome, drainAll };
+}
+
 describe('PlantInsertBatcher', () => {
   it('sends a request alone at once, without a timer', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
@@ -318,14 +343,8 @@ describe('PlantInsertBatcher', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {
       // Each statement held until released on its own, first in first out.
-      const { batcher, releases, statements } = heldBatcher();
-      const inFlight = await fillSlots(batcher);
-      // One more row than a statement takes: the last waits on after a slot frees.
-      const queued = Array.from({ length: 501 }, (_, index) =>
-        batcher.insert(request(100 + index)),
-      );
-      const last = queued.pop()!;
-      const outcome = expect(last).rejects.toEqual(new InsertQueueFullError());
+      const { releases, statements, outcome, drainAll } =
+        await oneRowPastAStatement();
       await vi.advanceTimersByTimeAsync(100);
       releases.shift()?.();
       await nextTurn();
@@ -334,13 +353,7 @@ describe('PlantInsertBatcher', () => {
       await vi.advanceTimersByTimeAsync(401);
       await outcome;
       expect(statements.flat()).not.toContain('600');
-
-      for (const release of releases.splice(0)) release();
-      await nextTurn();
-      for (const release of releases.splice(0)) release();
-      await expect(Promise.all([...inFlight, ...queued])).resolves.toHaveLength(
-        504,
-      );
+      await drainAll();
     } finally {
       vi.useRealTimers();
     }
@@ -488,27 +501,14 @@ describe('PlantInsertBatcher', () => {
   it('says it is overloaded, not that the database is down, when a statement was answered after the row was queued, in the same millisecond', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
-      const { batcher, releases } = heldBatcher();
-      const inFlight = await fillSlots(batcher);
-      // A statement's worth of rows ahead of it: the last waits on after a slot frees.
-      const queued = Array.from({ length: 501 }, (_, index) =>
-        batcher.insert(request(100 + index)),
-      );
-      const last = queued.pop()!;
-      const outcome = expect(last).rejects.toEqual(new InsertQueueFullError());
+      const { releases, outcome, drainAll } = await oneRowPastAStatement();
       // Answered with the clock not moved since the row was queued.
       releases.shift()?.();
       await nextTurn();
       await nextTurn();
       await vi.advanceTimersByTimeAsync(500);
       await outcome;
-
-      for (const release of releases.splice(0)) release();
-      await nextTurn();
-      for (const release of releases.splice(0)) release();
-      await expect(Promise.all([...inFlight, ...queued])).resolves.toHaveLength(
-        504,
-      );
+      await drainAll();
     } finally {
       vi.useRealTimers();
     }

@@ -47,6 +47,19 @@ const traced = (service: PlantsService) => ({
   create: (plant: NewPlant) => inRequest(() => service.create(plant)),
 });
 const named = (name: string) => finished.filter((span) => span.name === name);
+
+/** A plants.insert_batch span's attributes: its rows, and what became of them. */
+const batchCounts = (counts: {
+  size: number;
+  inserted: number;
+  replayed: number;
+  conflicts: number;
+}) => ({
+  'plants.batch.size': counts.size,
+  'plants.batch.inserted': counts.inserted,
+  'plants.batch.replayed': counts.replayed,
+  'plants.batch.conflicts': counts.conflicts,
+});
 const idOf = ({ traceId, spanId }: SpanContext) => `${traceId}/${spanId}`;
 const linksOf = (span: ReadableSpan) =>
   span.links.map((link) => idOf(link.context)).sort();
@@ -117,12 +130,9 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
     const [batch] = named('plants.insert_batch');
     expect(creates).toHaveLength(3);
     expect(named('plants.insert_batch')).toHaveLength(1);
-    expect(batch.attributes).toEqual({
-      'plants.batch.size': 3,
-      'plants.batch.inserted': 3,
-      'plants.batch.replayed': 0,
-      'plants.batch.conflicts': 0,
-    });
+    expect(batch.attributes).toEqual(
+      batchCounts({ size: 3, inserted: 3, replayed: 0, conflicts: 0 }),
+    );
     expect(batch.status.code).toBe(SpanStatusCode.UNSET);
     // A root of its own: in none of the requests' traces, linked to all of them.
     expect(parentOf(batch)).toBeUndefined();
@@ -162,12 +172,9 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
     await flushed();
     const [batch] = named('plants.insert_batch');
     expect(named('plants.insert_batch')).toHaveLength(1);
-    expect(batch.attributes).toEqual({
-      'plants.batch.size': 3,
-      'plants.batch.inserted': 1,
-      'plants.batch.replayed': 1,
-      'plants.batch.conflicts': 1,
-    });
+    expect(batch.attributes).toEqual(
+      batchCounts({ size: 3, inserted: 1, replayed: 1, conflicts: 1 }),
+    );
     const outcomes = named('plants.create').map((span) => ({
       attributes: span.attributes,
       status: span.status,
@@ -217,18 +224,8 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
 
     const batches = named('plants.insert_batch');
     expect(batches.map((batch) => batch.attributes)).toEqual([
-      {
-        'plants.batch.size': 1,
-        'plants.batch.inserted': 0,
-        'plants.batch.replayed': 0,
-        'plants.batch.conflicts': 0,
-      },
-      {
-        'plants.batch.size': 1,
-        'plants.batch.inserted': 0,
-        'plants.batch.replayed': 1,
-        'plants.batch.conflicts': 0,
-      },
+      batchCounts({ size: 1, inserted: 0, replayed: 0, conflicts: 0 }),
+      batchCounts({ size: 1, inserted: 0, replayed: 1, conflicts: 0 }),
     ]);
     const [create] = named('plants.create');
     expect(linksOf(create)).toEqual(

@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
-import type { Ledger, Outcome } from './ledger.js';
+import { TOKEN } from '../tokens.js';
+import { Ledger, type Outcome } from './ledger.js';
 
 let sequence = 0n;
 const base = 3n * 2n ** 60n + BigInt(process.pid) * 2n ** 36n;
@@ -96,6 +97,18 @@ export function startLoad({
       dispatcher.destroy();
     },
   };
+}
+
+/**
+ * A fresh ledger for `scenario`, and closed-loop clients (startLoad) creating plants with
+ * the test token, each attempt in that ledger.
+ */
+export function startLedgeredLoad(
+  scenario: string,
+  options: Omit<LoadOptions, 'token' | 'ledger'>,
+): { ledger: Ledger; load: RunningLoad } {
+  const ledger = new Ledger(scenario);
+  return { ledger, load: startLoad({ ...options, token: TOKEN, ledger }) };
 }
 
 export interface SendOptions {
