@@ -51,13 +51,13 @@ export {
   ApiTokenEntity,
   type ApiTokenState,
   stateOf,
-} from './auth/api-token.entity.js';
+} from './managed-tokens/api-token.entity.js';
 /** Managed tokens (the api_tokens table) on a connection: created, listed and revoked. */
-export { ApiTokensModule } from './auth/api-tokens.module.js';
+export { ApiTokensModule } from './managed-tokens/api-tokens.module.js';
 export {
   ApiTokensService,
   TokenNameTakenError,
-} from './auth/api-tokens.service.js';
+} from './managed-tokens/api-tokens.service.js';
 
 /** The Error body of every answer other than 200: `{ error, message }`. */
 export { ErrorBody } from './errors/error-body.dto.js';

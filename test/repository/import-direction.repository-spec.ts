@@ -52,6 +52,7 @@ const LAYERS: readonly string[] = [
   'lib/index.ts',
   'lib/plants',
   'lib/auth',
+  'lib/managed-tokens',
   'lib/validation-pipe',
   'lib/request-body',
   'lib/errors',

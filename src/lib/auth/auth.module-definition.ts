@@ -4,7 +4,7 @@ import { buildConfigurableModule } from '../common/module-options.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { activeTokenStoreProviders } from './active-token-store.providers.js';
 import { ApiTokenVerifier } from './api-token.verifier.js';
-import { ApiTokensModule } from './api-tokens.module.js';
+import { ApiTokensModule } from '../managed-tokens/api-tokens.module.js';
 import {
   AuthGuardScope,
   type AuthModuleExtras,
