@@ -10,8 +10,8 @@ import {
   declaresBody,
   holdContinue,
 } from './request-body/request-body.js';
-import { NAMED_METHODS } from './common/other-methods.js';
-import { nodeRequestOf } from './common/node-http.js';
+import { NAMED_METHODS } from './errors/other-methods.js';
+import { nodeRequestOf } from './http-request/node-http.js';
 import {
   listenForBrokenConnections,
   poolOf,
@@ -70,11 +70,11 @@ export { ApiError, READ_METHODS } from './errors/api-error.js';
 export { ErrorAnswer } from './errors/error-answer.js';
 export { ApiErrorsModule } from './errors/api-errors.module.js';
 export { ApiErrorResponses } from './errors/api-error-responses.decorator.js';
-export { refuseOtherMethods } from './common/other-methods.js';
+export { refuseOtherMethods } from './errors/other-methods.js';
 
 /** What the package's logs and Error answers carry of a request: its id, its route. */
-export { REQUEST_ID_HEADER, requestIdOf } from './common/request-id.js';
-export { routeLabel } from './common/route-label.js';
+export { REQUEST_ID_HEADER, requestIdOf } from './http-request/request-id.js';
+export { routeLabel } from './http-request/route-label.js';
 
 /** The package's Prometheus registry: nothing publishes it unless the host does. */
 export { MetricsModule } from './metrics/metrics.module.js';

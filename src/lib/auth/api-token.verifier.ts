@@ -7,7 +7,7 @@ import {
   MANAGED_TOKEN_PREFIX,
 } from '../managed-tokens/api-tokens.service.js';
 import { AuthSettings } from './auth-module.options.js';
-import { ConcurrencyLimit } from '../common/concurrency-limit.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 import { hashToken, indexOfTokenHash } from '../managed-tokens/token-hash.js';
 import {

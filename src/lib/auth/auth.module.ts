@@ -14,7 +14,7 @@ import {
 import {
   buildConfigurableModule,
   settingsProvider,
-} from '../common/module-options.js';
+} from '../dynamic-modules/module-options.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { ApiTokensModule } from '../managed-tokens/api-tokens.module.js';
 import { activeTokenStoreProviders } from './active-token-store.providers.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nodeRequestOf } from '../common/node-http.js';
+import { nodeRequestOf } from '../http-request/node-http.js';
 import { ApiError } from '../errors/api-error.js';
 import {
   InvalidJsonError,
