@@ -8,8 +8,8 @@ import {
   bodyLimitBytes,
   declaredLength,
   declaresBody,
-  holdContinue,
-} from './request-body/request-body.js';
+} from './request-body/body-limit.js';
+import { holdContinue } from './request-body/expect-continue.js';
 import { NAMED_METHODS } from './errors/other-methods.js';
 import { nodeRequestOf } from './http-request/node-http.js';
 import {
@@ -24,7 +24,7 @@ export {
   type PlantsModuleOptions,
 } from './plants/plants-module.options.js';
 /** The form of PlantsModuleOptions' `bodyLimit`: 16384, 16kb, 1mb. */
-export { BODY_LIMIT_FORMAT } from './request-body/request-body.js';
+export { BODY_LIMIT_FORMAT } from './request-body/body-limit.js';
 export { PlantsService, type StoredPlant } from './plants/plants.service.js';
 /** The controller a PlantsModule registered for the create, wherever its `path` put it. */
 export { PlantRoutes } from './plants/plant-routes.js';

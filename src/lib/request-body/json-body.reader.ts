@@ -6,13 +6,9 @@ import {
   isJsonObject,
   parseExactJson,
 } from './exact-json.js';
-import {
-  bodyLimitBytes,
-  continueIfAwaited,
-  declaredLength,
-  declaresBody,
-  readBody,
-} from './request-body.js';
+import { bodyLimitBytes, declaredLength, declaresBody } from './body-limit.js';
+import { continueIfAwaited } from './expect-continue.js';
+import { readBody } from './read-body.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
