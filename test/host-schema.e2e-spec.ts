@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { hashToken } from '../src/lib/auth/token-hash.js';
+import { hashToken } from '../src/lib/managed-tokens/token-hash.js';
 import { WriteCircuit } from '../src/lib/database/write-circuit.js';
 import {
   AuthModule,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiTokensService } from '../src/lib/auth/api-tokens.service.js';
+import { ApiTokensService } from '../src/lib/managed-tokens/api-tokens.service.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { errorBody } from './support/http.js';
 import {

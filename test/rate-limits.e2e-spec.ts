@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { MockInstance } from 'vitest';
-import { ApiTokensService } from '../src/lib/auth/api-tokens.service.js';
+import { ApiTokensService } from '../src/lib/managed-tokens/api-tokens.service.js';
 import { TokenVerifier } from '../src/lib/auth/token-verifier.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { eventually } from './support/poll.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { TOKEN_SYNC_APPLICATION_NAME } from '../src/lib/auth/active-tokens.store.js';
-import { hashToken } from '../src/lib/auth/token-hash.js';
+import { TOKEN_SYNC_APPLICATION_NAME } from '../src/lib/managed-tokens/active-tokens.store.js';
+import { hashToken } from '../src/lib/managed-tokens/token-hash.js';
 import { dataSourceOptions } from '../src/service/database/data-source-options.js';
 import { runMigrations } from '../src/service/database/migration-runner.js';
 import { MIGRATIONS } from '../src/lib/database/migrations/index.js';

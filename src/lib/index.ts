@@ -8,10 +8,10 @@ import {
   bodyLimitBytes,
   declaredLength,
   declaresBody,
-  holdContinue,
-} from './request-body/request-body.js';
-import { NAMED_METHODS } from './common/other-methods.js';
-import { nodeRequestOf } from './common/node-http.js';
+} from './request-body/body-limit.js';
+import { holdContinue } from './request-body/expect-continue.js';
+import { NAMED_METHODS } from './errors/other-methods.js';
+import { nodeRequestOf } from './http-request/node-http.js';
 import {
   listenForBrokenConnections,
   poolOf,
@@ -24,7 +24,7 @@ export {
   type PlantsModuleOptions,
 } from './plants/plants-module.options.js';
 /** The form of PlantsModuleOptions' `bodyLimit`: 16384, 16kb, 1mb. */
-export { BODY_LIMIT_FORMAT } from './request-body/request-body.js';
+export { BODY_LIMIT_FORMAT } from './request-body/body-limit.js';
 export { PlantsService, type StoredPlant } from './plants/plants.service.js';
 /** The controller a PlantsModule registered for the create, wherever its `path` put it. */
 export { PlantRoutes } from './plants/plant-routes.js';
@@ -51,13 +51,13 @@ export {
   ApiTokenEntity,
   type ApiTokenState,
   stateOf,
-} from './auth/api-token.entity.js';
+} from './managed-tokens/api-token.entity.js';
 /** Managed tokens (the api_tokens table) on a connection: created, listed and revoked. */
-export { ApiTokensModule } from './auth/api-tokens.module.js';
+export { ApiTokensModule } from './managed-tokens/api-tokens.module.js';
 export {
   ApiTokensService,
   TokenNameTakenError,
-} from './auth/api-tokens.service.js';
+} from './managed-tokens/api-tokens.service.js';
 
 /** The Error body of every answer other than 200: `{ error, message }`. */
 export { ErrorBody } from './errors/error-body.dto.js';
@@ -70,11 +70,11 @@ export { ApiError, READ_METHODS } from './errors/api-error.js';
 export { ErrorAnswer } from './errors/error-answer.js';
 export { ApiErrorsModule } from './errors/api-errors.module.js';
 export { ApiErrorResponses } from './errors/api-error-responses.decorator.js';
-export { refuseOtherMethods } from './common/other-methods.js';
+export { refuseOtherMethods } from './errors/other-methods.js';
 
 /** What the package's logs and Error answers carry of a request: its id, its route. */
-export { REQUEST_ID_HEADER, requestIdOf } from './common/request-id.js';
-export { routeLabel } from './common/route-label.js';
+export { REQUEST_ID_HEADER, requestIdOf } from './http-request/request-id.js';
+export { routeLabel } from './http-request/route-label.js';
 
 /** The package's Prometheus registry: nothing publishes it unless the host does. */
 export { MetricsModule } from './metrics/metrics.module.js';

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { TOKEN_SYNC_APPLICATION_NAME } from '../../src/lib/auth/active-tokens.store.js';
-import { hashToken } from '../../src/lib/auth/token-hash.js';
+import { TOKEN_SYNC_APPLICATION_NAME } from '../../src/lib/managed-tokens/active-tokens.store.js';
+import { hashToken } from '../../src/lib/managed-tokens/token-hash.js';
 import { Ledger } from '../support/reliability/ledger.js';
 import { startLoad } from '../support/reliability/load.js';
 import {

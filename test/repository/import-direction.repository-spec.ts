@@ -52,13 +52,15 @@ const LAYERS: readonly string[] = [
   'lib/index.ts',
   'lib/plants',
   'lib/auth',
+  'lib/managed-tokens',
   'lib/validation-pipe',
   'lib/request-body',
   'lib/errors',
   'lib/database',
   'lib/metrics',
   'lib/field-rules',
-  'lib/common',
+  'lib/dynamic-modules',
+  'lib/http-request',
 ];
 
 /** Imports that run upward, each with its reason. None today. */
@@ -146,7 +148,7 @@ describe('the lint rules between the package and the service (.oxlintrc.json)', 
   beforeAll(() => {
     project = mkdtempSync(join(tmpdir(), 'plant-store-lint-'));
     cpSync(join(ROOT, '.oxlintrc.json'), join(project, '.oxlintrc.json'));
-    mkdirSync(join(project, 'src/lib/common'), { recursive: true });
+    mkdirSync(join(project, 'src/lib/plants'), { recursive: true });
     mkdirSync(join(project, 'src/service/config'), { recursive: true });
     writeFileSync(
       join(project, 'src/service/config/settings.ts'),
@@ -169,7 +171,7 @@ describe('the lint rules between the package and the service (.oxlintrc.json)', 
 
   it('fails a package file that imports the service, naming the fix', () => {
     const { status, output } = lint(
-      'src/lib/common/wrong.ts',
+      'src/lib/plants/wrong.ts',
       "import { settings } from '../../service/config/settings.js';\nexport const value = settings;\n",
     );
     expect(status).not.toBe(0);
@@ -185,7 +187,7 @@ describe('the lint rules between the package and the service (.oxlintrc.json)', 
     ).toBe(0);
     expect(
       lint(
-        'src/lib/common/inside.ts',
+        'src/lib/plants/inside.ts',
         "import { join } from 'node:path';\nexport const value = join('a', 'b');\n",
       ).status,
     ).toBe(0);

@@ -10,8 +10,11 @@ import type { DataSource } from 'typeorm';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { AuthSettings } from './auth-module.options.js';
 import { schemaQualified } from '../database/schema-qualified.js';
-import { ActiveTokenStore, type ReloadReason } from './active-tokens.store.js';
-import { listenerConnection } from './listener-connection.js';
+import {
+  ActiveTokenStore,
+  type ReloadReason,
+} from '../managed-tokens/active-tokens.store.js';
+import { listenerConnection } from '../managed-tokens/listener-connection.js';
 
 /** Starts the store with the application and stops it before the pool and database close. */
 @Injectable()

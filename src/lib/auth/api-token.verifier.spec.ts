@@ -1,11 +1,11 @@
 import { ApiError } from '../errors/api-error.js';
-import type { ApiTokenEntity } from './api-token.entity.js';
+import type { ApiTokenEntity } from '../managed-tokens/api-token.entity.js';
 import { AuthSettings } from './auth-module.options.js';
 import { ApiTokenVerifier, type HeldTokens } from './api-token.verifier.js';
-import type { ApiTokensService } from './api-tokens.service.js';
-import { ActiveTokens, tokenKey } from './active-tokens.js';
+import type { ApiTokensService } from '../managed-tokens/api-tokens.service.js';
+import { ActiveTokens, tokenKey } from '../managed-tokens/active-tokens.js';
 import { ConfiguredTokens } from './configured-tokens.js';
-import { hashToken } from './token-hash.js';
+import { hashToken } from '../managed-tokens/token-hash.js';
 import { TokenVerifier } from './token-verifier.js';
 
 const MANAGED = 'pst_managed-token-0123456789abcdefghijklmnopqrstuv';

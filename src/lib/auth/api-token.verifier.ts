@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../errors/api-error.js';
-import { tokenKey } from './active-tokens.js';
-import { ActiveTokenStore } from './active-tokens.store.js';
+import { tokenKey } from '../managed-tokens/active-tokens.js';
+import { ActiveTokenStore } from '../managed-tokens/active-tokens.store.js';
 import {
   ApiTokensService,
   MANAGED_TOKEN_PREFIX,
-} from './api-tokens.service.js';
+} from '../managed-tokens/api-tokens.service.js';
 import { AuthSettings } from './auth-module.options.js';
-import { ConcurrencyLimit } from '../common/concurrency-limit.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import { ConfiguredTokens } from './configured-tokens.js';
-import { hashToken, indexOfTokenHash } from './token-hash.js';
+import { hashToken, indexOfTokenHash } from '../managed-tokens/token-hash.js';
 import {
   AuthenticatedClient,
   TokenVerifier,

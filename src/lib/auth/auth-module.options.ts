@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
-import { definedOnly } from '../common/defined-only.js';
-import { SettingsOf } from '../common/module-options.js';
+import { definedOnly } from '../dynamic-modules/defined-only.js';
+import { SettingsOf } from '../dynamic-modules/module-options.js';
 import type { TokenVerifier } from './token-verifier.js';
 
 /** How AuthModule checks tokens; every field has a default. Async-able (forRootAsync). */

@@ -1,4 +1,9 @@
-import { Module } from '@nestjs/common';
+import {
+  ConfigurableModuleBuilder,
+  Module,
+  type Provider,
+} from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import {
   getOptionsToken,
@@ -6,16 +11,70 @@ import {
   type ThrottlerModuleOptions,
   ThrottlerStorageService,
 } from '@nestjs/throttler';
-import { AuthFailureLimiter } from './auth-failure.limiter.js';
-import { settingsProvider } from '../common/module-options.js';
-import { type AuthModuleOptions, AuthSettings } from './auth-module.options.js';
 import {
-  AUTH_MODULE_OPTIONS,
-  ConfigurableAuthModule,
-} from './auth.module-definition.js';
+  buildConfigurableModule,
+  settingsProvider,
+} from '../dynamic-modules/module-options.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { ApiTokensModule } from '../managed-tokens/api-tokens.module.js';
+import { activeTokenStoreProviders } from './active-token-store.providers.js';
+import { ApiTokenVerifier } from './api-token.verifier.js';
+import { AuthFailureLimiter } from './auth-failure.limiter.js';
+import {
+  AuthGuardScope,
+  type AuthModuleExtras,
+  type AuthModuleOptions,
+  AuthSettings,
+} from './auth-module.options.js';
+import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { ConfiguredTokens } from './configured-tokens.js';
+import { TokenRateLimitGuard } from './token-rate-limit.guard.js';
+import { TokenStartupCheck } from './token-startup.check.js';
 import { TokenVerifier } from './token-verifier.js';
+
+/** The providers that depend on the extras: the verifier, and the guards' scope. */
+function providersFor({
+  tokenVerifier,
+  globalGuard = false,
+  dataSource,
+}: AuthModuleExtras): Provider[] {
+  const own = tokenVerifier === undefined;
+  return [
+    { provide: TokenVerifier, useClass: tokenVerifier ?? ApiTokenVerifier },
+    { provide: AuthGuardScope, useValue: new AuthGuardScope(globalGuard) },
+    // Guards run in this order: who is calling, then how often. APP_GUARD in either
+    // scope: the bearer guard itself lets through the routes its scope leaves open.
+    { provide: APP_GUARD, useClass: BearerAuthGuard },
+    { provide: APP_GUARD, useClass: TokenRateLimitGuard },
+    // The api_tokens table and its store in memory are the default verifier's: a host's
+    // own verifier needs neither.
+    ...(own
+      ? [TokenStartupCheck, ...activeTokenStoreProviders(dataSource)]
+      : []),
+  ];
+}
+
+export const {
+  ConfigurableModuleClass: ConfigurableAuthModule,
+  MODULE_OPTIONS_TOKEN: AUTH_MODULE_OPTIONS,
+} = buildConfigurableModule(
+  new ConfigurableModuleBuilder<AuthModuleOptions>({
+    moduleName: 'Auth',
+  }).setExtras<AuthModuleExtras>(
+    { tokenVerifier: undefined, globalGuard: false, dataSource: undefined },
+    (definition, extras) => ({
+      ...definition,
+      imports: [
+        ...(definition.imports ?? []),
+        ...(extras.tokenVerifier === undefined
+          ? [ApiTokensModule.forDataSource(extras.dataSource), MetricsModule]
+          : []),
+      ],
+      providers: [...(definition.providers ?? []), ...providersFor(extras)],
+    }),
+  ),
+);
 
 /**
  * Bearer tokens: header -> BearerStrategy (passport-http-bearer) -> TokenVerifier -> the

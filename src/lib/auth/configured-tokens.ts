@@ -1,4 +1,4 @@
-import { hashToken } from './token-hash.js';
+import { hashToken } from '../managed-tokens/token-hash.js';
 
 /** The tokens given in AuthModule's options, kept as SHA-256 hashes only. */
 export class ConfiguredTokens {

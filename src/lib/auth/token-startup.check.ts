@@ -4,7 +4,7 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ApiTokensService } from './api-tokens.service.js';
+import { ApiTokensService } from '../managed-tokens/api-tokens.service.js';
 import { ConfiguredTokens } from './configured-tokens.js';
 
 // While the database cannot answer yet (the service starts before it does), asked again.

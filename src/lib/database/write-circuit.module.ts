@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { modulePerConnection } from '../common/module-per-connection.js';
+import { modulePerConnection } from '../dynamic-modules/module-per-connection.js';
 import { listenForBrokenConnections, poolOf } from './bounded-query.js';
 import { WRITE_CIRCUIT_DEFAULTS, WriteCircuit } from './write-circuit.js';
 import { schemaQualified } from './schema-qualified.js';

@@ -8,9 +8,9 @@ import {
 } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isDatabaseUnavailable } from '../database/database-errors.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../common/request-id.js';
-import { nodeResponseOf } from '../common/node-http.js';
-import { routeLabel } from '../common/route-label.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../http-request/request-id.js';
+import { nodeResponseOf } from '../http-request/node-http.js';
+import { routeLabel } from '../http-request/route-label.js';
 import { ApiError, defaultMessage } from './api-error.js';
 import { ErrorAnswer, type ReplyLike } from './error-answer.js';
 import { clientErrorStatusOf } from './error-status.js';

@@ -1,7 +1,7 @@
 import { Controller, RequestMethod, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
-import { refuseOtherMethods } from '../common/other-methods.js';
+import { refuseOtherMethods } from '../errors/other-methods.js';
 import { ApiError } from '../errors/api-error.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { PLANTS_PATH } from './plants-path.js';

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
-import { definedOnly } from '../common/defined-only.js';
-import { SettingsOf } from '../common/module-options.js';
-import { bodyLimitBytes, isBodyLimit } from '../request-body/request-body.js';
+import { definedOnly } from '../dynamic-modules/defined-only.js';
+import { SettingsOf } from '../dynamic-modules/module-options.js';
+import { bodyLimitBytes, isBodyLimit } from '../request-body/body-limit.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 
 /**

@@ -11,7 +11,7 @@ import type { Repository } from 'typeorm';
 import {
   buildConfigurableModule,
   settingsProvider,
-} from '../common/module-options.js';
+} from '../dynamic-modules/module-options.js';
 import { WriteCircuit } from '../database/write-circuit.js';
 import { WriteCircuitModule } from '../database/write-circuit.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';

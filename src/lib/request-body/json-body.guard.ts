@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { type FrameworkRequest, JsonBodyReader } from './json-body.reader.js';
-import { nodeResponseOf } from '../common/node-http.js';
+import { nodeResponseOf } from '../http-request/node-http.js';
 
 /**
  * Reads the JSON body of a route marked @AcceptsJson() into `request.body`, and lets

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors/api-error.js';
-import { holdContinue } from './request-body.js';
+import { holdContinue } from './expect-continue.js';
 import { JsonBodyReader } from './json-body.reader.js';
 
 const reader = new JsonBodyReader('1kb');

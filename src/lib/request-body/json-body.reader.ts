@@ -1,18 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nodeRequestOf } from '../common/node-http.js';
+import { nodeRequestOf } from '../http-request/node-http.js';
 import { ApiError } from '../errors/api-error.js';
 import {
   InvalidJsonError,
   isJsonObject,
   parseExactJson,
 } from './exact-json.js';
-import {
-  bodyLimitBytes,
-  continueIfAwaited,
-  declaredLength,
-  declaresBody,
-  readBody,
-} from './request-body.js';
+import { bodyLimitBytes, declaredLength, declaresBody } from './body-limit.js';
+import { continueIfAwaited } from './expect-continue.js';
+import { readBody } from './read-body.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 

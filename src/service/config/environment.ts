@@ -250,7 +250,7 @@ export class Environment {
 
   /*
    * Managed tokens are held in memory and kept current through LISTEN/NOTIFY
-   * (src/lib/auth/active-tokens.store.ts, docs/tokens.md).
+   * (src/lib/managed-tokens/active-tokens.store.ts, docs/tokens.md).
    */
 
   /**

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfiguredTokens } from '../../lib/auth/configured-tokens.js';
-import { hashToken } from '../../lib/auth/token-hash.js';
+import { hashToken } from '../../lib/managed-tokens/token-hash.js';
 import { validateEnvironment } from './environment.js';
 import { loadServiceApiTokens } from './service-api-tokens.js';
 

@@ -44,7 +44,7 @@ export function refuseWithoutHost(
 
 /**
  * `Expect: 100-continue` is taken like any request, `100 Continue` sent only once the body
- * is about to be read (request-body.ts, holdContinue); any other expectation gets 417.
+ * is about to be read (expect-continue.ts, holdContinue); any other expectation gets 417.
  */
 export function refuseExpectation(
   request: IncomingMessage,

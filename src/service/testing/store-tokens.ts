@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import type { ApiTokensService } from '../../lib/auth/api-tokens.service.js';
+import type { ApiTokensService } from '../../lib/managed-tokens/api-tokens.service.js';
 
 /** A change reaches the service within 1 s (docs/tokens.md); this is for a loaded machine. */
 const SEEN_DEADLINE_MS = 10_000;
@@ -65,8 +65,8 @@ export class ManagedTokens implements StoreTokens {
       const [{ DataSource }, { ApiTokenEntity }, { ApiTokensService }] =
         await Promise.all([
           import('typeorm'),
-          import('../../lib/auth/api-token.entity.js'),
-          import('../../lib/auth/api-tokens.service.js'),
+          import('../../lib/managed-tokens/api-token.entity.js'),
+          import('../../lib/managed-tokens/api-tokens.service.js'),
         ]);
       const source = await new DataSource({
         type: 'postgres',

@@ -1,5 +1,5 @@
 import { type Span, trace } from '@opentelemetry/api';
-import { routeLabel } from '../../lib/common/route-label.js';
+import { routeLabel } from '../../lib/http-request/route-label.js';
 
 /**
  * Gives the HTTP server span its route template, as the HTTP semantic conventions ask

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { getRepositoryToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { modulePerConnection } from '../common/module-per-connection.js';
+import { modulePerConnection } from '../dynamic-modules/module-per-connection.js';
 import { ApiTokenEntity } from './api-token.entity.js';
 import { ApiTokensService } from './api-tokens.service.js';
 
