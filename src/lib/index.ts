@@ -1,9 +1,5 @@
-/**
- * The package's public surface: what a host application imports from 'plant-store'.
- * Anything not exported here is the service's own and may change without notice; so is
- * `forTheService` at the end, which only the service (src/service) uses.
- * How to use it: docs/using-the-modules.md.
- */
+// What a host imports from 'plant-store' (docs/using-the-modules.md); anything else, and
+// `forTheService`, is the service's own and may change without notice.
 import {
   bodyLimitBytes,
   declaredLength,
@@ -61,11 +57,7 @@ export {
 
 /** The Error body of every answer other than 200: `{ error, message }`. */
 export { ErrorBody } from './errors/error-body.dto.js';
-/**
- * Failures answered with an Error body: an ApiError thrown, an ErrorAnswer written outside
- * Nest, the package's exception filter on every route (ApiErrorsModule, APP_FILTER), their
- * OpenAPI responses (@ApiErrorResponses()), a path's 405 for the methods it does not serve.
- */
+/** Error answers: ApiError, ErrorAnswer, the exception filter, their OpenAPI docs, 405s. */
 export { ApiError, READ_METHODS } from './errors/api-error.js';
 export { ErrorAnswer } from './errors/error-answer.js';
 export { ApiErrorsModule } from './errors/api-errors.module.js';
@@ -92,11 +84,7 @@ export {
 /** The migrations that make the plants and api_tokens tables, oldest first. */
 export { MIGRATIONS as PLANT_STORE_MIGRATIONS } from './database/migrations/index.js';
 
-/**
- * For the service that composes the package (src/service), not for a host: what its front
- * door reads of a request before Nest does (the body a request declares, the methods Nest
- * routes), its request log's Node request, and its database start-up's pool listener.
- */
+/** For src/service only: what its front door, request log and database start-up need. */
 export const forTheService = {
   bodyLimitBytes,
   declaredLength,

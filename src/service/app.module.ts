@@ -32,11 +32,8 @@ const auth = AuthModule.forRootAsync({
 });
 
 /**
- * The service's composition root: the feature modules configured from its validated
- * environment, and what only the service has (logging, health, metrics, the drain, the
- * exception filter for every other route, load shedding). Cross-cutting pieces are
- * providers (APP_FILTER in ApiErrorsModule, APP_GUARD in AuthModule), so a test that boots
- * AppModule gets what production runs. Only the configuration is global.
+ * The composition root: the feature modules from the validated environment, plus what only
+ * the service has. Cross-cutting pieces are providers, so a test booting AppModule gets production's.
  */
 @Module({
   imports: [

@@ -7,11 +7,7 @@ import { DatabaseStartup } from './database/database-startup.js';
 import { openFrontDoor } from './front-door.js';
 import type { ServiceAdapter } from './service-adapter.js';
 
-/**
- * The adapter HTTP_ADAPTER names: Express, the design's, unless told Fastify. Only that one
- * is loaded: the other's packages would cost a start 0.6-0.9 s on a busy 2-core machine
- * for nothing (bench/RESULTS.md, "issue 42 item 4").
- */
+/** Loads only HTTP_ADAPTER's adapter (bench/RESULTS.md#2026-11-28-issue-42-item-4-where-a-starts-time-goes-quiet-and-busy). */
 async function serviceAdapter(env: Environment): Promise<ServiceAdapter> {
   return env.HTTP_ADAPTER === 'fastify'
     ? (await import('./fastify-door.js')).fastifyAdapter(env)
@@ -19,15 +15,9 @@ async function serviceAdapter(env: Environment): Promise<ServiceAdapter> {
 }
 
 /**
- * Builds the service exactly as it runs: bootstrap.ts and the e2e tests both call this.
- * Nest makes the application on a server with the service's timeouts, on the adapter
- * HTTP_ADAPTER names; the front door (front-door.ts) then puts everything between a socket
- * and Nest's routes on it, in the order a request meets it. `env` is validated by the
- * caller, once: bootstrap.ts reads process.env, a test passes its own settings.
- *
- * It resolves once the database is migrated and connected, unless `beforeDatabase`:
- * bootstrap.ts listens at once, so that a replica started during a database outage answers
- * its probes (not ready) and its own 503s meanwhile (DatabaseStartup).
+ * Builds the service exactly as it runs (bootstrap.ts and the e2e tests): the server, the
+ * adapter, then the front door (front-door.ts). Resolves once the database is connected,
+ * unless `beforeDatabase` (bootstrap.ts listens at once: DatabaseStartup).
  */
 export async function createApp(
   env: Environment,

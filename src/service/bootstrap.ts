@@ -20,10 +20,7 @@ import { stopTracing } from './tracing/start-tracing.js';
 
 const logger = new Logger('PlantStore');
 
-/**
- * The development token exists so that `npm start` works on a fresh clone; it is shown
- * on the terminal, and never goes through the logger.
- */
+/** The development token, so `npm start` works on a fresh clone; on the terminal, never logged. */
 function printDevelopmentToken(token: string, env: Environment): void {
   const host =
     env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
@@ -82,18 +79,14 @@ function failedToStart(app: INestApplication, error: unknown): void {
   );
 }
 
-/**
- * The address as bound: 0.0.0.0 (every IPv4 address) stays 0.0.0.0, where Nest's getUrl()
- * would name 127.0.0.1, which a container's port mapping never reaches.
- */
+/** The address as bound: 0.0.0.0 stays so (Nest's getUrl() says 127.0.0.1, unreachable from a port mapping). */
 function listeningOn(app: INestApplication): string {
   const { address, port } = app.getHttpServer().address() as AddressInfo;
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 async function bootstrap(env: Environment): Promise<void> {
-  // Listening from the start: a signal while the embedded database starts must not kill
-  // the process before it can stop the database.
+  // Listening from the start: a signal during the embedded database's start must still stop it.
   let stopSignal: NodeJS.Signals | undefined;
   let running: INestApplication | undefined;
   handleStopSignals({
@@ -128,10 +121,7 @@ async function bootstrap(env: Environment): Promise<void> {
     printDevelopmentToken(developmentToken, env);
 }
 
-/**
- * The one validation of the process's settings; everything else is handed the result. The
- * logger is installed here, before anything can log: JSON lines from the first one.
- */
+/** The one validation of the process's settings; installs the logger first. */
 function validatedEnvironment(): Environment {
   let env: Environment;
   try {
@@ -149,12 +139,10 @@ function validatedEnvironment(): Environment {
   return env;
 }
 
-// async: a refused setting rejects, and is logged below, instead of an uncaught exception's
-// stack trace on stderr.
+// async: a refused setting rejects and is logged, not thrown with a stack trace.
 async function start(): Promise<void> {
   const env = validatedEnvironment();
-  // The primary watches, whether it runs the service or WEB_CONCURRENCY workers: its stop
-  // path stops them. (Its handlers are set before the pipe's end can be read.)
+  // The primary watches, and its stop path stops any workers.
   if (env.STOP_WHEN_STDIN_CLOSES && cluster.isPrimary) stopWhenStdinCloses();
   if (cluster.isPrimary && env.WEB_CONCURRENCY > 1) {
     runClusterPrimary(env);

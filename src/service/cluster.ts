@@ -6,10 +6,8 @@ import { handleStopSignals } from './lifecycle/stop-signals.js';
 const logger = new Logger('Cluster');
 
 /**
- * The primary of WEB_CONCURRENCY workers: each worker is the whole service, the primary
- * only shares the port among them, replaces a worker that dies, and on SIGTERM or SIGINT
- * asks each to drain (delay included) and exits 0 once all have (1 if any failed to stop
- * cleanly). A repeated signal never kills the primary: its workers would go with it.
+ * The primary of WEB_CONCURRENCY workers: shares the port, replaces dead workers, and on a
+ * signal has each drain, exiting 0 (1 if any failed). A repeated signal never kills it.
  */
 export function runClusterPrimary(env: Environment): void {
   if (env.DATABASE_URL === undefined) {
@@ -42,8 +40,7 @@ export function runClusterPrimary(env: Environment): void {
     stop: (signal) => {
       stopping = true;
       logger.log(`${signal} received: stopping ${workers().length} workers`);
-      // process.kill, not worker.kill: the latter disconnects first, which makes the
-      // worker close its listener at once, before its delay and drain.
+      // Not worker.kill: it disconnects first, closing the listener before the drain.
       for (const worker of workers()) worker.process.kill('SIGTERM');
     },
     // Each worker hurries on its own second SIGINT; its first was the SIGTERM above.

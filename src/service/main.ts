@@ -1,7 +1,5 @@
-// The entry point: `node dist/service/main.js`, however it is started. Only the Node.js version's
-// check (an older Node is refused before anything else loads) and the V8 flags' check are
-// imported statically: a process that lacks them starts over with them (v8-flags.ts), and
-// everything it had loaded would be loaded again.
+// The entry point. Only the Node version and V8 flags checks load statically: a process
+// lacking the flags starts over (v8-flags.ts), reloading everything.
 import { refuseUnsupportedNode } from './node-version.js';
 import { runWithServiceV8Flags } from './v8-flags.js';
 

@@ -1,15 +1,11 @@
-// Loaded before anything else of the service (main.ts), so it must run on an older Node:
-// plain syntax, Node's own modules only.
+// Loaded first (main.ts), so it must run on an older Node: plain syntax, Node's own modules.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** pino's number for `fatal`, as the service's own JSON lines write it. */
 const FATAL = 60;
 
-/**
- * Whether `version` (v24.11.0) satisfies `range` as package.json's engines writes it: a
- * caret range (^24.11.0), the only form the project uses. Another form is not judged.
- */
+/** Whether `version` satisfies a caret `range` (^24.11.0), the only form judged. */
 export function satisfiesEngines(range: string, version: string): boolean {
   const wanted = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(range.trim());
   const actual = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
@@ -20,10 +16,7 @@ export function satisfiesEngines(range: string, version: string): boolean {
   return aMinor !== minor ? aMinor > minor : aPatch >= patch;
 }
 
-/**
- * A Node.js outside package.json's `engines` stops the start with one JSON line saying so
- * (npm only warns, and the service then failed later or, worse, ran on Node 20).
- */
+/** A Node outside `engines` stops the start with one JSON line (npm only warns). */
 export function refuseUnsupportedNode(): void {
   const manifest = JSON.parse(
     readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),

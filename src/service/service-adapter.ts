@@ -12,12 +12,7 @@ export interface AdapterDoorSettings {
   readonly corsOrigins: readonly string[];
 }
 
-/**
- * One HTTP adapter as the service runs on it: Nest's adapter on the service's server, the
- * adapter's handler of a request (the front door's last Node step) and its own steps of the
- * front door, 6 to 10, in the order a request meets them. express-door.ts and
- * fastify-door.ts each make one, side by side.
- */
+/** One HTTP adapter as the service runs it: Nest's adapter, its handler, and its front-door steps 6 to 10. */
 export interface ServiceAdapter {
   readonly name: HttpAdapterName;
   readonly nest: AbstractHttpAdapter;
@@ -44,12 +39,7 @@ export function enableCors(
   });
 }
 
-/**
- * What the adapter's hook for every request (steps 8-9) does with one, the same on both
- * adapters: a request on any path but the documentation's is followed (its log and id, its
- * timing); the documentation's paths are read-only, neither logged nor timed, and any other
- * method than a read is refused there (405, OTHER_THAN_READ).
- */
+/** Steps 8-9 on both adapters: log and time a request; documentation paths are read-only, unlogged. */
 export function atDoor(
   url: string,
   method: string | undefined,

@@ -1,10 +1,4 @@
-/**
- * The V8 flags the service runs with, however it is started (docs/runtime.md says why
- * each, bench/RESULTS.md measures them). Without them, at 64 concurrent creates, V8 13
- * sizes the young generation for the machine's memory (2 x 64 MB semi-spaces on a large
- * one) and lets the old generation grow to about 4 times what is live: the peak RSS was
- * 300 MB and more instead of about 170.
- */
+/** The V8 flags the service runs with, however started (docs/runtime.md#the-four-v8-flags). */
 export const SERVICE_V8_FLAGS: readonly string[] = [
   '--max-semi-space-size=16',
   '--heap-growing-percent=50',
@@ -18,11 +12,7 @@ function flagName(option: string): string {
   return name.startsWith('no-') ? name.slice(3) : name;
 }
 
-/**
- * The service's flags that neither the command line nor NODE_OPTIONS sets, either way: a
- * flag given there, with any value, or `--maglev` for `--no-maglev`, is the operator's
- * choice.
- */
+/** The service's flags absent from the command line and NODE_OPTIONS (any value there is the operator's). */
 export function missingV8Flags(
   execArgv: readonly string[],
   nodeOptions = '',
@@ -36,15 +26,10 @@ export function missingV8Flags(
 }
 
 /**
- * Makes sure this process runs with the service's V8 flags. V8 reads the young generation's
- * size once, when it creates the heap, before any JavaScript runs: `v8.setFlagsFromString`
- * changes the other three but not that one (measured: bench/RESULTS.md). So a process
- * started without them replaces itself with `node <the missing flags> <its own flags>
- * <script> <arguments>`: `process.execve`, the same process id (a container's PID 1 stays
- * node, signals reach it as before), nothing of the first image kept, no parent left behind
- * to hold memory. Called before anything else is loaded. Returns only when nothing is
- * missing, or where the process cannot replace itself (Windows) or failed to (a warning):
- * the service then runs on V8's defaults.
+ * Makes sure this process has the flags: V8 sizes the young generation before any
+ * JavaScript, so a process without them replaces itself by `process.execve`, same pid
+ * (docs/runtime.md#how-a-process-started-without-them-gets-them). Returns when nothing is
+ * missing, or where it cannot (a warning, V8's defaults).
  */
 export function runWithServiceV8Flags(): void {
   // Node's own variable, read before the service's configuration exists.

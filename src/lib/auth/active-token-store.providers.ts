@@ -90,11 +90,7 @@ function registerMetrics(metrics: MetricsService, store: ActiveTokenStore) {
   });
 }
 
-/**
- * The in-memory store of active managed tokens (ActiveTokenStore) behind AuthModule's own
- * verifier, with its start and stop and its metrics (AuthModule imports MetricsModule for
- * them). Follows AuthModule's TypeORM connection (its `dataSource`), from its settings.
- */
+/** The ActiveTokenStore behind AuthModule's own verifier, with its start, stop and metrics, on AuthModule's `dataSource`. */
 export function activeTokenStoreProviders(dataSource?: string): Provider[] {
   return [
     {

@@ -23,17 +23,10 @@ export type HeldTokens = Pick<
 >;
 
 /**
- * Accepts the tokens of AuthModule's `tokens` option (the service's API_TOKENS), compared
- * by hash in constant time, and the managed
- * tokens of the api_tokens table, which the ActiveTokenStore holds in memory and keeps
- * current: a presented token is one SHA-256 and one map look-up, and an unknown one is
- * refused with no database work at all.
- *
- * Two states change that. A store out of touch with the database for longer than
- * tokenSyncMaxStalenessMs (TOKEN_SYNC_MAX_STALENESS_MS) cannot say whether a managed token was revoked: such a token
- * is answered 503, not judged. A store over tokenStoreMaxTokens does not hold every
- * token: one it does not hold is looked up in the database, at most
- * tokenLookupConcurrency at a time and none for a suspect caller.
+ * Accepts AuthModule's `tokens` (by hash, in constant time) and the managed tokens the
+ * ActiveTokenStore holds: one SHA-256 and one map look-up, no database work for an unknown
+ * token. A stale store answers managed tokens 503; a full one looks up what it does not
+ * hold, tokenLookupConcurrency at a time and never for a suspect caller.
  */
 @Injectable()
 export class ApiTokenVerifier extends TokenVerifier {
@@ -51,12 +44,7 @@ export class ApiTokenVerifier extends TokenVerifier {
     this.unheldLookUps = new ConcurrencyLimit(settings.tokenLookupConcurrency);
   }
 
-  /**
-   * Not ready until the store has loaded once (a replica starting). A store out of touch
-   * later is not a reason: its database is every replica's, and a balancer left with no
-   * replica ready would answer in the service's place (issue 42). Its managed tokens get
-   * 503 meanwhile (verify).
-   */
+  /** Not ready until the store has loaded once; a later outage is every replica's, so not a reason (issue 42). */
   override isReady(): boolean {
     return this.store.loaded;
   }

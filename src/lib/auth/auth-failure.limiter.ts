@@ -20,11 +20,8 @@ export function clientAddress(request: { ip?: string }): string {
 const MAX_ADDRESSES = 100_000;
 
 /**
- * Counts failed authentications per client address: authFailureLimit per
- * authFailureWindowMs (AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS), the window starting at the address's first failure. Only failures
- * count: a client with a valid token is never held back by someone else guessing from the
- * same address. Synchronous and in this process's memory, because the guard asks it before
- * every token look-up (docs/tokens.md, "Rate limits": per replica, on purpose).
+ * Failed authentications per client address, authFailureLimit per authFailureWindowMs; only
+ * failures count. In this process's memory, per replica on purpose (docs/tokens.md).
  */
 @Injectable()
 export class AuthFailureLimiter {

@@ -7,15 +7,9 @@ import type { TokenVerifier } from './token-verifier.js';
 export interface AuthModuleOptions {
   /** Bearer tokens accepted as they are (kept only as hashes), besides managed tokens. */
   tokens?: readonly string[];
-  /**
-   * Most active managed tokens held in memory (about 0.2 kB each); past it, a token not
-   * held is looked up in the database per request.
-   */
+  /** Most active managed tokens held in memory; past it, others are looked up per request. */
   tokenStoreMaxTokens?: number;
-  /**
-   * Longest managed tokens are answered from memory after the last confirmed contact with
-   * the database; past it they get 503 (and readiness fails) until the store has reloaded.
-   */
+  /** Longest managed tokens are answered from memory without database contact; past it, 503. */
   tokenSyncMaxStalenessMs?: number;
   /** A full reload of the active tokens this often: the backstop for a missed notification. */
   tokenReloadIntervalMs?: number;
@@ -31,27 +25,13 @@ export interface AuthModuleOptions {
   tokenRateWindowMs?: number;
 }
 
-/**
- * Chosen when the module is defined, so given to forRoot and forRootAsync alike (never
- * from an async factory): they decide which providers the module has.
- */
+/** Chosen when the module is defined (forRoot and forRootAsync alike): they decide its providers. */
 export interface AuthModuleExtras {
-  /**
-   * Decides whether a token is valid: a class extending TokenVerifier, built by Nest in
-   * AuthModule (it may inject what forRootAsync's `imports` export). Default: the
-   * service's own (the `tokens` above and the api_tokens table).
-   */
+  /** A TokenVerifier subclass Nest builds in AuthModule; default: the `tokens` and the api_tokens table. */
   tokenVerifier?: Type<TokenVerifier>;
-  /**
-   * true: every route of the application needs a token unless marked @Public() (the
-   * service). false (the default): only routes marked @RequiresToken() do (the plant
-   * routes are), so a host's own routes stay as they were.
-   */
+  /** true: every route needs a token unless @Public(); false (default): only @RequiresToken() routes. */
   globalGuard?: boolean;
-  /**
-   * The TypeORM connection of the api_tokens table, by the name TypeOrmModule.forRoot({
-   * name }) gave it. Default: the default one. Only AuthModule's own verifier uses it.
-   */
+  /** The TypeORM connection name of the api_tokens table; default: the default connection. */
   dataSource?: string;
 }
 

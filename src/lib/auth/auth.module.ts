@@ -77,14 +77,9 @@ export const {
 );
 
 /**
- * Bearer tokens: header -> BearerStrategy (passport-http-bearer) -> TokenVerifier -> the
- * guard's one refusal path (401, or 429 past the failure limit); then the per-token rate
- * limit. Configured with forRoot(options?) or forRootAsync({ imports, inject, useFactory }),
- * with `tokenVerifier` and `globalGuard` beside the options (auth-module.options.ts);
- * forRoot() alone is every default (managed tokens only, plant routes guarded).
- *
- * The rate limit's storage and options are this module's own providers rather than
- * ThrottlerModule's, which is global: a host's own ThrottlerModule keeps its settings.
+ * Bearer tokens: BearerStrategy -> TokenVerifier -> the guard's one refusal path (401, or 429
+ * past the failure limit), then the per-token rate limit, on providers of its own so a host's
+ * ThrottlerModule keeps its settings. forRoot(options?) or forRootAsync(...).
  */
 @Module({
   imports: [PassportModule],

@@ -27,11 +27,8 @@ function challengeFor(request: AuthenticatedRequest): string {
 }
 
 /**
- * Global (the service): every route needs a valid bearer token unless marked @Public().
- * Not global (a host's default): only routes marked @RequiresToken(), the plant routes.
- * Header -> BearerStrategy (passport-http-bearer) -> TokenVerifier -> handleRequest, where
- * every request without a valid token is refused: 401, or 429 once its address is past
- * its failure limit.
+ * Global: every route needs a bearer token unless @Public(); otherwise only @RequiresToken()
+ * routes. Every request without a valid token is refused in handleRequest: 401, or 429.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {

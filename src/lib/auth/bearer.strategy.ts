@@ -5,11 +5,7 @@ import { Strategy } from 'passport-http-bearer';
 import { AuthFailureLimiter, clientAddress } from './auth-failure.limiter.js';
 import { AuthenticatedClient, TokenVerifier } from './token-verifier.js';
 
-/**
- * Passport keeps strategies in one registry per process, by name: under passport-http-bearer's
- * own name ('bearer') this strategy would replace a host's, and the host's routes would
- * take plant tokens (issue 30). A name of its own leaves the host's strategies alone.
- */
+/** A name of its own: under 'bearer' it would replace a host's strategy in passport's registry (issue 30). */
 export const BEARER_STRATEGY = 'plant-store-bearer';
 
 /** RFC 6750 bearer tokens, checked by whichever TokenVerifier the app binds. */
@@ -25,11 +21,7 @@ export class BearerStrategy extends PassportStrategy(
     super({ passReqToCallback: true });
   }
 
-  /**
-   * passport-http-bearer also takes `access_token` from the query string and the body
-   * (RFC 6750 sections 2.2, 2.3). Tokens in URLs end up in logs and caches, so this
-   * service reads the Authorization header only.
-   */
+  /** The Authorization header only: tokens in query strings or bodies end up in logs. */
   override authenticate(request: Request, options?: object): void {
     const headersOnly = {
       headers: { authorization: request.headers.authorization },
@@ -38,10 +30,7 @@ export class BearerStrategy extends PassportStrategy(
     super.authenticate(headersOnly as Request, options);
   }
 
-  /**
-   * An address past its failure limit gets no look-up for a token not already known (it
-   * will be answered 429). False sends the request to the guard's one refusal path.
-   */
+  /** A suspect address gets no look-up for an unknown token; false goes to the guard's refusal. */
   async validate(
     request: Request,
     token: string,

@@ -1,8 +1,4 @@
-/**
- * Runs at most `limit` tasks at a time; the others wait their turn, first come first
- * served. What waits is a request that would otherwise hold (or wait for) a database
- * connection, so a flood queues here instead of in the pool every client shares.
- */
+/** At most `limit` tasks at a time, first come first served: a flood queues here, not in the shared pool. */
 export class ConcurrencyLimit {
   private running = 0;
   private readonly waiting: (() => void)[] = [];

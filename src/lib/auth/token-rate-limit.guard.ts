@@ -3,10 +3,7 @@ import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import { ApiError } from '../errors/api-error.js';
 import type { AuthenticatedClient } from './token-verifier.js';
 
-/**
- * Per-token request limits (TOKEN_RATE_LIMIT per TOKEN_RATE_WINDOW_MS), off at 0. Runs
- * after the bearer guard, so it counts by the authenticated client, not by address.
- */
+/** Per-token request limits (TOKEN_RATE_LIMIT per TOKEN_RATE_WINDOW_MS, off at 0), after the bearer guard. */
 @Injectable()
 export class TokenRateLimitGuard extends ThrottlerGuard {
   protected override async shouldSkip(

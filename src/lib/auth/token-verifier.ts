@@ -5,18 +5,11 @@ export interface AuthenticatedClient {
 }
 
 export interface VerifyOptions {
-  /**
-   * The caller's address is past its failed-authentication limit: decide from what is
-   * known without cost, and treat a token that would need a look-up as not valid.
-   */
+  /** The caller is past its failure limit: treat a token needing a look-up as not valid. */
   readonly suspect?: boolean;
 }
 
-/**
- * Decides whether a bearer token is valid. The guard depends on this class only, so a
- * team can give another implementation (JWT, introspection, a token table) through the
- * module's options: `AuthModule.forRoot({ tokenVerifier: MyVerifier })`.
- */
+/** Decides whether a bearer token is valid; replace it with `AuthModule.forRoot({ tokenVerifier })`. */
 export abstract class TokenVerifier {
   /** Resolves to the client the token belongs to, or undefined when it is not valid. */
   abstract verify(
@@ -25,19 +18,14 @@ export abstract class TokenVerifier {
   ): Promise<AuthenticatedClient | undefined>;
 
   /**
-   * False while the verifier cannot yet judge the tokens it should know, as while starting
-   * (the service's readiness then fails, so a balancer sends elsewhere). Keep it true
-   * through an outage of something every replica shares: readiness failing on every
-   * replica at once leaves a balancer nobody to send to. Always true unless overridden.
+   * False while it cannot yet judge (starting): readiness fails. Keep it true through an
+   * outage every replica shares, or a balancer has nobody to send to. Default true.
    */
   isReady(): boolean {
     return true;
   }
 
-  /**
-   * False while it may judge from outdated knowledge (a token store out of touch with its
-   * database): the service's GET /health says so. Always true unless overridden.
-   */
+  /** False while it may judge from outdated knowledge (GET /health says so). Default true. */
   isCurrent(): boolean {
     return true;
   }

@@ -7,12 +7,7 @@ import {
   isDatabaseUnavailable,
 } from './database-errors.js';
 
-/**
- * TypeORM's pg pool: reached directly so that a silent connection can be thrown away.
- * DatabaseDownError until the DataSource is initialized (a service that started listening
- * before its database answered; its pool exists a moment before its entity metadata): a
- * write is then refused as while the database is down.
- */
+/** TypeORM's pg pool, to throw silent connections away; DatabaseDownError before initialization. */
 export function poolOf(dataSource: DataSource): Pool {
   const pool = (dataSource.driver as PostgresDriver).master as Pool | undefined;
   if (pool === undefined || !dataSource.isInitialized)
@@ -24,12 +19,8 @@ const listened = new WeakSet<Pool>();
 const heard = Symbol('heard');
 
 /**
- * From now on, each connection `pool` hands out keeps an 'error' listener for good (once per
- * pool, however often it is called): pg-pool takes its own off as it hands one out, and a
- * connection the server ends in the same read as its first ReadyForQuery
- * (pg_terminate_backend while it starts) would emit 'error' before its borrower could
- * listen, which Node makes an uncaught exception. The borrower learns of the loss from its
- * query, which fails. Call it as soon as the DataSource is initialized.
+ * Gives every connection `pool` hands out a lasting 'error' listener: one ended during its
+ * start would otherwise emit 'error' before its borrower listens, an uncaught exception.
  */
 export function listenForBrokenConnections(pool: Pool): void {
   if (listened.has(pool)) return;
@@ -43,26 +34,16 @@ function keepListening(client: PoolClient & { [heard]?: true }): void {
   client.on('error', () => undefined);
 }
 
-/**
- * A statement PostgreSQL parses and plans once per connection, then runs by its name: `name`
- * must be unique to `text` (pg refuses one name for two texts on a connection).
- */
+/** Parsed and planned once per connection; `name` must be unique to `text`. */
 export interface NamedStatement {
   name: string;
   text: string;
 }
 
 /**
- * One statement whose whole database part (the wait for a pooled connection and the query)
- * ends by `deadline` (epoch ms), with DatabaseDeadlineError if the database is silent, or
- * earlier when `signal` is aborted (with its reason): the caller learned meanwhile that the
- * database cannot answer.
- *
- * Why not TypeORM's `query`: connect and statement timeouts do not cover a connection that
- * is open but silent (a hung server), and TypeORM would give such a connection back to the
- * pool, where the next query queues behind the stuck one. Here a connection that outlived
- * the deadline, or failed as unavailable, is released with its error, which makes pg-pool
- * close it and open a fresh one when needed.
+ * One statement whose whole database part (pool wait and query) ends by `deadline`
+ * (DatabaseDeadlineError) or when `signal` aborts. Unlike TypeORM's `query`, a silent or
+ * unavailable connection is released with its error, so pg-pool closes it.
  */
 export function queryWithin<Row extends QueryResultRow>(
   pool: Pool,

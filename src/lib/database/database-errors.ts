@@ -4,11 +4,8 @@ interface ErrorSignature {
   messages: readonly string[];
 }
 
-// Node socket errors, SQLSTATEs and pg's own messages when it cannot reach or lost the
-// server. SQLSTATE: class 08 connection exception; 57P01-57P03 server shutting down or
-// starting; 53300 too many connections; 57014 statement timeout (too slow to answer);
-// 25006 read-only transaction: behind an HA proxy during a failover, a node that has just
-// become a standby (docs/ha-postgres.md), which cannot write until the proxy moves on.
+// Cannot reach or lost the server: socket errors, class 08, 57P01-57P03, 53300, 57014, and
+// 25006 (a node just made standby behind an HA proxy, docs/ha-postgres.md).
 const UNAVAILABLE: ErrorSignature = {
   codes: new Set([
     'ECONNREFUSED',
@@ -81,10 +78,7 @@ export class DatabaseDeadlineError extends Error {
   }
 }
 
-/**
- * The database is known not to accept commits now (WriteCircuit): a write is refused at
- * once rather than sent to wait out its deadline.
- */
+/** The database is known not to commit now (WriteCircuit): a write is refused at once. */
 export class DatabaseDownError extends Error {
   override readonly name = 'DatabaseDownError';
 
@@ -93,10 +87,7 @@ export class DatabaseDownError extends Error {
   }
 }
 
-/**
- * True when an error means the database cannot be reached or cannot answer now, as
- * opposed to a fault in the request or the code.
- */
+/** True when the database cannot be reached or answer now, not a fault of the request. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return (
     error instanceof DatabaseDeadlineError ||
@@ -105,20 +96,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
-// SQLSTATE class 22 (data exception: a value too long, out of range, badly encoded), class
-// 23 (integrity constraint: null, check, foreign key) and 54000 (program limit exceeded, an
-// index row too large): what the content of one row can cause.
+// Classes 22 and 23, and 54000: what the content of one row can cause.
 const ONE_ROW: ErrorSignature = {
   codes: new Set(),
   sqlStates: /^(22...|23...|54000)$/,
   messages: [],
 };
 
-/**
- * True when one row of a multi-row statement can be the cause, so the other rows may well
- * succeed on their own. Anything else (a timeout, a lost connection, a deadlock) would fail
- * them alike and is no reason to send more statements.
- */
+/** True when one row of a multi-row statement can be the cause, so the others may succeed alone. */
 export function isCausedByOneRow(error: unknown): boolean {
   return matches(error, ONE_ROW);
 }
@@ -132,11 +117,7 @@ export function isLostConnection(error: unknown): boolean {
 // pg_terminate_backend of every backend) ends: each attempt takes the next one.
 const LOST_CONNECTION_ATTEMPTS = 3;
 
-/**
- * `run`, again while it fails because its pooled connection was lost, up to three attempts
- * in all: a lost connection alone does not say the database is down. Any other failure, or
- * the third lost connection, is thrown.
- */
+/** `run`, up to three times while its pooled connection is lost: one loss does not mean down. */
 export async function retryingLostConnection<T>(
   run: () => Promise<T>,
 ): Promise<T> {

@@ -6,10 +6,7 @@ import { listenForBrokenConnections, poolOf } from './bounded-query.js';
 import { WRITE_CIRCUIT_DEFAULTS, WriteCircuit } from './write-circuit.js';
 import { schemaQualified } from './schema-qualified.js';
 
-/**
- * One WriteCircuit per TypeORM connection, shared by whoever imports it: the plants'
- * writes teach it, readiness asks it.
- */
+/** One WriteCircuit per TypeORM connection: the plants' writes teach it, readiness asks it. */
 @Module({})
 export class WriteCircuitModule {
   /** `dataSource`: the connection's name, as TypeOrmModule.forRoot({ name }) gave it. */
@@ -20,9 +17,7 @@ export class WriteCircuitModule {
         provide: WriteCircuit,
         inject: [getDataSourceToken(dataSource)],
         useFactory: (source: DataSource) => {
-          // Every connection the pool hands out, whoever borrows it, keeps an 'error'
-          // listener (listenForBrokenConnections says why). A DataSource that opens later
-          // is listened to by whoever opens it (the service's DatabaseStartup).
+          // See listenForBrokenConnections; a DataSource opened later is its opener's job.
           if (source.isInitialized) listenForBrokenConnections(poolOf(source));
           return new WriteCircuit(
             () => poolOf(source),

@@ -10,23 +10,13 @@ import {
 } from './database-errors.js';
 
 export interface WriteCircuitOptions {
-  /**
-   * Longest a commit probe may take: past it the database counts as not committing. As
-   * long as a create may wait (DATABASE_REQUEST_TIMEOUT_MS's default), so that a database
-   * merely slow is not declared down while creates would still succeed.
-   */
+  /** Longest a commit probe may take; as long as a create may wait, so slow is not down. */
   probeTimeoutMs: number;
-  /**
-   * Longest readiness waits for the probe: then 503, the database not declared down for
-   * that. Well inside a kubelet's default 1 s probe timeout.
-   */
+  /** Longest readiness waits for the probe (then 503), inside a kubelet's 1 s timeout. */
   readinessTimeoutMs: number;
   /** While the database is down, the pause after a probe that failed before the next. */
   retryEveryMs: number;
-  /**
-   * Readiness reuses a result this young: the probe is public, so however often it is
-   * called the database sees about one probe per this interval.
-   */
+  /** Readiness reuses a result this young: about one probe per interval however often asked. */
   reuseForMs: number;
 }
 
@@ -37,8 +27,7 @@ export const WRITE_CIRCUIT_DEFAULTS: WriteCircuitOptions = {
   reuseForMs: 1_000,
 };
 
-// A commit that writes WAL (the migration says why a table): on a primary in synchronous
-// mode it returns only once a standby has it, exactly as a create's insert does.
+// A commit that writes WAL: a synchronous primary returns only once a standby has it.
 const commitProbe = (table: string) => `
   INSERT INTO ${table} (id, checked_at) VALUES (1, now())
   ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at`;
@@ -49,16 +38,9 @@ interface ProbeResult {
 }
 
 /**
- * The write circuit (a circuit breaker in front of every write, not a health probe: the
- * probes are the service's HealthController, which asks it): whether the database can
- * commit now, the one place that knows. Writes go through
- * `write`, which learns from their failures; a database found unable to answer is "down":
- * writes are then refused at once (DatabaseDownError, a 503 naming the database) instead
- * of each waiting out DATABASE_REQUEST_TIMEOUT_MS, writes still waiting are released, and
- * a commit probe runs until one commits, at which moment writes are let through again.
- * A probe that is kept waiting (a primary holding commits for a synchronous standby)
- * returns the moment commits flow, so creates resume with it. Readiness asks `check`: the
- * same commit, not a SELECT 1, which a primary answers while it cannot commit.
+ * The circuit breaker in front of every write: whether the database can commit now. While
+ * down, writes are refused at once (DatabaseDownError) and a commit probe runs until one
+ * commits. Readiness asks `check`: a commit, not a SELECT 1, which answers while commits hang.
  */
 export class WriteCircuit implements BeforeApplicationShutdown {
   private readonly logger = new Logger('WriteCircuit');
@@ -84,12 +66,8 @@ export class WriteCircuit implements BeforeApplicationShutdown {
   }
 
   /**
-   * Runs a write, with a signal aborted should the database be found down meanwhile;
-   * refused at once (DatabaseDownError) while it is down. A lost connection may be one
-   * ended backend or a whole server gone, and a write past its deadline may have met a
-   * database that cannot commit or a process too busy to read the answer in time (under
-   * overload, the main thread is the limit): a probe tells which. Any other failure to
-   * answer (a refused connection, a server shutting down) means the database is down.
+   * Runs a write with a signal aborted if the database is found down; refused while down.
+   * A lost connection or a deadline may mean a busy process, not a dead database: a probe tells.
    */
   async write<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.down !== undefined) throw new DatabaseDownError();
@@ -103,12 +81,7 @@ export class WriteCircuit implements BeforeApplicationShutdown {
     }
   }
 
-  /**
-   * For readiness: resolves when the database commits, rejects with its error when not,
-   * or with DatabaseDeadlineError past readinessTimeoutMs (the probe goes on). Concurrent
-   * callers share one probe and a result younger than reuseForMs is reused; while down,
-   * the answer is at once (the probes run anyway).
-   */
+  /** For readiness: the probe's outcome, shared and reused for reuseForMs; past readinessTimeoutMs, a deadline error. */
   check(): Promise<void> {
     if (this.down !== undefined)
       return Promise.reject(this.last?.error ?? new DatabaseDownError());
@@ -127,12 +100,7 @@ export class WriteCircuit implements BeforeApplicationShutdown {
     });
   }
 
-  /**
-   * Learns now whether the database commits (one commit probe, shared with any that runs)
-   * and resolves once the circuit says so, either way. For whoever opens the pool late (the
-   * service's DatabaseStartup): writes that met it closed called the database down, and
-   * without this the circuit would still say so until its next probe, after readiness.
-   */
+  /** One probe now, for whoever opens the pool late (DatabaseStartup); resolves either way. */
   refresh(): Promise<void> {
     return this.probe().catch(() => undefined);
   }

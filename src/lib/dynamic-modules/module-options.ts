@@ -13,11 +13,7 @@ export type ConfigurableModuleWithDefaults<Options, Extras> =
     forRoot(options?: Options & Partial<Extras>): DynamicModule;
   };
 
-/**
- * Builds a library module's forRoot and forRootAsync with Nest's ConfigurableModuleBuilder,
- * forRoot's options optional: `forRoot()` means every default. (The builder's own forRoot
- * wants an object, and with extras fails without one.)
- */
+/** forRoot and forRootAsync by ConfigurableModuleBuilder, with forRoot's options optional (every default). */
 export function buildConfigurableModule<
   Options extends object,
   Extras,
@@ -39,10 +35,7 @@ export function buildConfigurableModule<
   return { ...built, ConfigurableModuleClass };
 }
 
-/**
- * The module's settings, built once from the options forRoot or forRootAsync gave, where
- * the module's providers inject them.
- */
+/** The module's settings, built once from forRoot's or forRootAsync's options. */
 export function settingsProvider<Options, Settings>(
   settings: new (options?: Options) => Settings,
   optionsKey: InjectionToken,
@@ -54,11 +47,7 @@ export function settingsProvider<Options, Settings>(
   };
 }
 
-/**
- * The base of a module's settings class: its fields are the ones given, declared once (in
- * the options interface), read-only. The subclass checks the options and fills in the
- * defaults before it hands them over.
- */
+/** Base of a settings class: the option fields, read-only; the subclass checks and fills defaults. */
 export function SettingsOf<Fields extends object>(): new (
   fields: Fields,
 ) => Readonly<Fields> {

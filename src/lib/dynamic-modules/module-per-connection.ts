@@ -1,10 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 
-/**
- * `build` made once per TypeORM connection name (undefined or 'default': the default one).
- * Nest tells dynamic modules apart by their object, so every importer of a connection's
- * module gets the same instance of it: one WriteCircuit, one ApiTokensService.
- */
+/** `build` once per TypeORM connection name, so every importer shares one instance (one WriteCircuit). */
 export function modulePerConnection(
   build: (dataSource?: string) => DynamicModule,
 ): (dataSource?: string) => DynamicModule {

@@ -29,10 +29,7 @@ const HEADERS_BY_STATUS: Partial<
   [HttpStatus.SERVICE_UNAVAILABLE]: RETRY_AFTER,
 };
 
-/**
- * Documents the Error answers an operation can give: for each status, the catalogue's
- * sentence as its description and in its example, and the headers the service sends with it.
- */
+/** Documents an operation's Error answers: per status the catalogue's sentence and its headers. */
 export function ApiErrorResponses(...statuses: HttpStatus[]): MethodDecorator {
   return applyDecorators(
     ApiExtraModels(ErrorBody),

@@ -1,10 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
-/**
- * The error catalogue: the one place that knows which statuses the service answers with
- * and the sentence each says when nothing more specific is known. The message is sent to
- * clients as is, so it must never carry their input, a stack or driver text.
- */
+/** The error catalogue: each status's client-safe sentence (never input, stacks or driver text). */
 export const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
   [HttpStatus.BAD_REQUEST]: 'The request is invalid.',
   [HttpStatus.UNAUTHORIZED]:
@@ -44,10 +40,7 @@ export const RETRY_AFTER_SECONDS = 2;
 /** What a read-only path allows: HEAD is answered wherever GET is. */
 export const READ_METHODS: readonly string[] = ['GET', 'HEAD'];
 
-/**
- * An expected failure: its status, its client-safe message and any headers the status
- * calls for (RFC 6750 WWW-Authenticate, RFC 9110 Allow and Retry-After).
- */
+/** An expected failure: status, client-safe message, and headers the status calls for. */
 export class ApiError extends HttpException {
   constructor(
     status: HttpStatus,

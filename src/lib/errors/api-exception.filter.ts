@@ -19,11 +19,8 @@ import { clientErrorStatusOf } from './error-status.js';
 type FastifyReplyLike = ReplyLike & { raw: ServerResponse };
 
 /**
- * Decides the Error answer of every failure on a route (ErrorAnswer builds and writes it):
- * `{ error, message }` with `error` the HTTP status.
- * Expected failures keep their status and message; a database that cannot answer is a 503;
- * anything else is logged in full with the request id and answered with a generic 500
- * that reveals nothing.
+ * Decides every failure's `{ error, message }` answer: expected failures keep theirs, an
+ * unavailable database is 503, anything else is logged with the request id and a bare 500.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {

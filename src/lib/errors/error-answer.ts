@@ -13,24 +13,13 @@ export interface ReplyLike {
   send(body: string): unknown;
 }
 
-/**
- * What becomes of the connection after the answer: 'close' when the request may carry a
- * body nobody will read (a client declaring a gigabyte would otherwise hold it), 'keep'
- * when the connection may carry the client's next request (the server decides, as for any
- * answer: a caller that answers before the body has the body read and discarded first).
- */
+/** 'close' when an unread body may follow (a declared gigabyte); 'keep' when the server may read it out. */
 export type ConnectionAfterAnswer = 'close' | 'keep';
 
 /**
- * The one builder of an Error answer: its status, its headers (the ApiError's own, such as
- * Retry-After, WWW-Authenticate or Allow, and the content headers) and the `{ error,
- * message }` body, as text. Every writer of an Error answer uses it: the exception filter,
- * the protocol checks and load shedding in front of the route, the handler of requests
- * Node's parser refuses, and the metrics port.
- *
- * Built once and written as often as needed where the same answer repeats: under overload
- * the same refusal goes out thousands of times a second, and building its HttpException
- * each time (a captured stack) was a fifth of a refusal's cost in a CPU profile.
+ * The one builder of an Error answer (status, headers, `{ error, message }` text), for every
+ * writer of one. Built once and written often: under overload a refusal repeats thousands of
+ * times a second (docs/performance.md#small-costs-paid-per-request).
  */
 export class ErrorAnswer {
   readonly headers: Readonly<OutgoingHttpHeaders>;

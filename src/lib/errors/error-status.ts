@@ -12,11 +12,7 @@ export function clientErrorStatusOf(exception: unknown): number | undefined {
     : undefined;
 }
 
-/**
- * The status and client-safe sentence of the Error answer a failure gets, as
- * ApiExceptionFilter decides it: for a trace, which must carry no driver text (it may
- * quote a row) and no token.
- */
+/** A failure's status and client-safe sentence as ApiExceptionFilter decides it, for a trace. */
 export function errorAnswerOf(exception: unknown): {
   status: number;
   message: string;

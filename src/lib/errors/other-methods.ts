@@ -8,11 +8,7 @@ export const NAMED_METHODS: readonly RequestMethod[] = Object.values(
     typeof method === 'number' && method !== RequestMethod.ALL,
 );
 
-/**
- * The methods a path does not serve, HEAD first: a path served to GET is served to HEAD too
- * (both adapters answer it from the GET), and elsewhere Fastify would make a HEAD route
- * beside a refusing GET unless one was declared before it.
- */
+/** The methods a path does not serve, HEAD first (else Fastify adds HEAD beside a refusing GET). */
 function otherMethods(served: readonly RequestMethod[]): RequestMethod[] {
   const others = NAMED_METHODS.filter(
     (method) =>
@@ -26,12 +22,8 @@ function otherMethods(served: readonly RequestMethod[]): RequestMethod[] {
 }
 
 /**
- * Gives `controller` a route for each method Nest routes but those `served` at `path`,
- * each calling its `refuse` method (which throws the path's 405 with Allow). One route per
- * method, not `@All()`: Fastify refuses an all-methods route on a path that already serves
- * one, Express takes either, and the package runs on both. Declare the served routes first:
- * Nest registers a controller's routes in the order of its methods, and these come last.
- * `decorators` go on each route (say, to leave it out of the OpenAPI document).
+ * Adds a route per unserved method calling `refuse` (405 with Allow); not `@All()`, which
+ * Fastify refuses beside a served route. Declare the served routes first.
  */
 export function refuseOtherMethods<T extends object>(
   controller: Type<T>,

@@ -14,10 +14,7 @@ const assigned = Symbol('request id');
 
 type IdentifiedRequest = IncomingMessage & { [assigned]?: string };
 
-/**
- * The id that ties a request to its log lines: the caller's if it is sane, else a new one.
- * Kept on Node's request, so the adapter's wrapper (Fastify's) and Node's object name one id.
- */
+/** The caller's request id if sane, else a new one, kept on Node's request for both adapters. */
 export function requestIdOf(
   from: IncomingMessage | { raw: IncomingMessage },
 ): string {

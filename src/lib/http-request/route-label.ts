@@ -6,12 +6,7 @@ interface RoutedRequest {
   routeOptions?: { url?: unknown };
 }
 
-/**
- * The route template a request matched ("/plants"), for logs and metric labels: never the
- * raw path, which would give every distinct URL a label of its own. Requests that matched
- * nothing land in Nest's catch-all not-found route, whose template has a wildcard (Express),
- * or in Fastify's not-found handler, which has none.
- */
+/** The route template a request matched ("/plants"), never the raw path, for logs and metric labels. */
 export function routeLabel(request: object): string {
   const { route, routeOptions } = request as RoutedRequest;
   const path = route?.path ?? routeOptions?.url;

@@ -8,30 +8,19 @@ import {
 
 /** The channel the api_tokens trigger notifies (migration 1764000000000). */
 export const TOKENS_CHANGED_CHANNEL = 'api_tokens_changed';
-/**
- * How the listening connection shows in pg_stat_activity when its DataSource has no
- * application name; with one, it is that name and `-token-sync` (listener-connection.ts),
- * which for the service's own (`plant-store`) is this same name.
- */
+/** The listener's pg_stat_activity name when its DataSource has none (listener-connection.ts). */
 export const TOKEN_SYNC_APPLICATION_NAME = 'plant-store-token-sync';
 
 export interface ActiveTokenStoreOptions {
   /** Most active managed tokens held in memory (past it, see ActiveTokens). */
   maxTokens: number;
-  /**
-   * Longest the store answers from memory after its last confirmed contact with the
-   * database while it cannot listen; past it, it is stale (`isStale`).
-   */
+  /** Longest the store answers from memory without confirmed contact; past it, `isStale`. */
   maxStalenessMs: number;
   /** A full reload this often, the backstop for a change whose notification was missed. */
   reloadIntervalMs: number;
   /** The api_tokens table as SQL names it (in the DataSource's schema). */
   table: string;
-  /**
-   * Opens the listening connection: one of its own, outside the pool, with a connect
-   * timeout and a query timeout (pg's query_timeout) so that a silent server fails it
-   * (listener-connection.ts).
-   */
+  /** Opens the listening connection, outside the pool, with connect and query timeouts. */
   connect: () => pg.Client;
 }
 
@@ -62,18 +51,9 @@ const toRow = (row: Row): ActiveTokenRow => ({
 export type ReloadReason = 'connect' | 'periodic' | 'notified';
 
 /**
- * The active managed tokens of api_tokens, held in memory and kept current by PostgreSQL
- * LISTEN/NOTIFY on a connection of its own: checking a token is one map look-up, never a
- * query. On every (re)connection it listens first, then reloads the whole table, so no
- * change falls between the two; every change after that arrives as a notification naming
- * the row, which is read again. A full reload every reloadIntervalMs is the backstop.
- *
- * Everything runs on the one connection, whose statements PostgreSQL answers in order, so
- * reads are applied in the order they were sent. A heartbeat confirms the connection is
- * alive (a notification sent before it was answered has arrived); a connection that fails
- * or stays silent is dropped and opened again, with back-off, and the store reloads.
- * Until then it answers from memory, for at most maxStalenessMs after its last confirmed
- * contact; past that `isStale()` is true, and the caller must not trust it.
+ * The active managed tokens, held in memory and kept current by LISTEN/NOTIFY on a connection
+ * of its own (docs/tokens.md). It listens before each full load, so no change falls between;
+ * one connection answers in order, so reads apply in the order sent.
  */
 export class ActiveTokenStore {
   private readonly logger = new Logger('TokenSync');
@@ -134,12 +114,7 @@ export class ActiveTokenStore {
     return this.lastConfirmedAt !== undefined;
   }
 
-  /**
-   * True when the store may have missed changes for longer than maxStalenessMs: its last
-   * confirmed contact (a load, or an answered heartbeat, sent that long ago) is older than
-   * that, or it never loaded. Checked whether or not the connection looks open, so a silent
-   * one the heartbeat has not yet dropped is covered too.
-   */
+  /** True when the last confirmed contact is older than maxStalenessMs, or it never loaded. */
   isStale(now: number = Date.now()): boolean {
     const stale =
       this.lastConfirmedAt === undefined ||
@@ -261,8 +236,7 @@ export class ActiveTokenStore {
       this.changedNames.clear();
       return;
     }
-    // Also while the first load runs: the read queues behind it on the connection, so a
-    // change the load's snapshot missed is applied after it.
+    // Also during the first load: this read queues behind it on the connection.
     const names = [...this.changedNames];
     this.changedNames.clear();
     if (names.includes('') || names.length > MOST_NAMES_PER_READ) {

@@ -17,12 +17,7 @@ export function tokenKey(hash: Buffer): string {
   return hash.toString('base64');
 }
 
-/**
- * The active managed tokens, by hash, in memory: at most `maxTokens` of them. Past the
- * bound the store says it is incomplete (`complete` false), and holds no more until a full
- * reload finds the table within it again; a token it does not hold must then be looked up
- * in the database. It never grows past the bound, however many rows the table has.
- */
+/** The active managed tokens by hash, at most `maxTokens`; past that `complete` is false until a reload fits. */
 export class ActiveTokens {
   private readonly byKey = new Map<string, ActiveToken>();
   // The key each name is held under: a notification names the row that changed.
@@ -31,10 +26,7 @@ export class ActiveTokens {
 
   constructor(private readonly maxTokens: number) {}
 
-  /**
-   * Everything at once, from a full read of the table (at most maxTokens rows, oldest
-   * first). `more`: the table had more active rows than that.
-   */
+  /** Everything at once from a full read (oldest first); `more`: the table had more active rows. */
   replaceAll(rows: readonly ActiveTokenRow[], more: boolean): void {
     this.byKey.clear();
     this.keyByName.clear();
@@ -42,10 +34,7 @@ export class ActiveTokens {
     for (const row of rows) this.add(row);
   }
 
-  /**
-   * The rows named in notifications, read again: each of `names` is forgotten, then held
-   * again if it is among the active `rows` (an expired, revoked or deleted one is not).
-   */
+  /** Each of `names` forgotten, then held again if among the active `rows`. */
   applyChanges(names: Iterable<string>, rows: readonly ActiveTokenRow[]): void {
     for (const name of names) {
       const key = this.keyByName.get(name);

@@ -1,10 +1,6 @@
 import { Check, Column, Entity, PrimaryColumn, Unique } from 'typeorm';
 
-/**
- * A managed API token: its name and the SHA-256 of its secret, never the secret. The
- * constraints carry the names PostgreSQL gave them in the migration, so that TypeORM's
- * schema diff (`migration:generate`) finds them declared and proposes nothing.
- */
+/** A managed token: its name and the SHA-256 of its secret; constraints named as the migration did, so schema diffs are empty. */
 @Entity({ name: 'api_tokens' })
 @Check('api_tokens_token_hash_check', 'octet_length(token_hash) = 32')
 @Unique('api_tokens_token_hash_key', ['tokenHash'])

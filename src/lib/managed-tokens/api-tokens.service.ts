@@ -14,10 +14,7 @@ export interface CreatedToken {
   record: ApiTokenEntity;
 }
 
-/**
- * Managed tokens: created, listed and revoked by operators (npm run token). Built by
- * ApiTokensModule with the repository of its connection.
- */
+/** Managed tokens, created, listed and revoked by operators (npm run token). */
 export class ApiTokensService {
   constructor(private readonly tokens: Repository<ApiTokenEntity>) {}
 

@@ -12,15 +12,9 @@ function searchPathOption(schema: string): string {
 }
 
 /**
- * The listening connection's settings, from the application's own DataSource, built as
- * TypeORM builds its pool's connections (PostgresDriver.createPool): the credentials (the
- * primary's, when there are replicas: the changes are committed there), the connect
- * timeout, then the DataSource's `extra` over them, so `ssl`, keep-alive and whatever else
- * a host sets there reach this connection too. On top, what listening needs: a query
- * timeout, so that a read or LISTEN a silent server never answers fails and the store
- * reconnects; the DataSource's `schema` first on the search_path; and an application_name
- * of its own, the DataSource's with `-token-sync` after it, so pg_stat_activity tells it
- * from the pool's connections.
+ * The listener's settings, built as TypeORM builds its pool's (credentials of the primary,
+ * connect timeout, then `extra`), plus a query timeout, the DataSource's schema on the
+ * search_path, and the application_name with `-token-sync`.
  */
 export function listenerClientConfig(
   options: PostgresDataSourceOptions,

@@ -1,18 +1,11 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 
-/**
- * A token's SHA-256, as stored. Node's one-shot `hash` (a string is hashed as UTF-8) makes
- * no Hash object: 0.6 us against createHash's 1.0 us, once per request (bench/RESULTS.md).
- */
+/** A token's SHA-256, as stored, by Node's one-shot `hash` (docs/performance.md#small-costs-paid-per-request). */
 export function hashToken(token: string): Buffer {
   return hash('sha256', token, 'buffer');
 }
 
-/**
- * The index of the stored hash equal to `candidate` (a token's hash), or -1. Every stored
- * hash is compared in constant time and none is skipped, so the time taken says nothing
- * about which tokens exist or how close a guess came.
- */
+/** The index of the stored hash equal to `candidate`, or -1, comparing all in constant time. */
 export function indexOfTokenHash(
   candidate: Buffer,
   hashes: readonly Buffer[],

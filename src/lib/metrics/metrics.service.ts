@@ -42,10 +42,8 @@ export class MetricsService {
   });
 
   /**
-   * Load shedding's refusals, by the bound they met, counted by CreateAdmission as plain
-   * numbers and added to plants_shed_total when it is read: under overload a refusal is
-   * paid thousands of times a second, and a labelled counter's inc (it hashes its labels)
-   * added a few percent to it (bench/scenarios/refusal-cost.mjs).
+   * Refusals by bound, plain numbers added to plants_shed_total when read: a labelled
+   * counter costs too much per refusal (docs/performance.md#small-costs-paid-per-request).
    */
   readonly shedSinceRead: Record<ShedReason, number> = {
     concurrency: 0,
@@ -77,10 +75,7 @@ export class MetricsService {
     (() => number | undefined)[]
   >();
 
-  /**
-   * The pool gauges follow the application's default connection; a host whose plants live
-   * on a named connection only has none.
-   */
+  /** Pool gauges follow the default connection only. */
   constructor(@Optional() @InjectDataSource() dataSource?: DataSource) {
     collectDefaultMetrics({ register: this.registry });
     const pool = (): Pool | undefined =>
@@ -111,11 +106,7 @@ export class MetricsService {
     );
   }
 
-  /**
-   * A gauge read when the metrics are scraped: `read` answers undefined to leave it as it
-   * is. A second `read` under the same name (a module configured twice: two insert
-   * queues) is added to the first, rather than registered again, which prom-client refuses.
-   */
+  /** A gauge read at scrape time (undefined: unchanged); the same name twice is summed, not re-registered. */
   gauge(name: string, help: string, read: () => number | undefined): void {
     const known = this.gaugeReaders.get(name);
     if (known !== undefined) {

@@ -10,21 +10,14 @@ import {
 
 export type CreateOutcome = 'created' | 'replayed' | 'conflict';
 
-/**
- * The `plants.create` span of one create, and what its batch needs of it: a link each way,
- * and the outcome of a taken id (replay or conflict), which only the create learns.
- */
+/** The `plants.create` span of one create, linked each way with its batch's span. */
 export class CreateTracing {
   /** The batch whose statement found this id taken: it waits for the verdict. */
   private verdictOwedTo: InsertBatchTracing | undefined;
 
   private constructor(readonly span: Span) {}
 
-  /**
-   * A span only inside a recorded one (a host's or the service's request span): a create
-   * joins a trace and never starts one, so without an SDK, or in a request not sampled,
-   * nothing is made for it. Its batch then makes none either.
-   */
+  /** A span only inside a recorded one: a create joins a trace, never starts one. */
   static start(): CreateTracing | undefined {
     if (trace.getActiveSpan()?.isRecording() !== true) return undefined;
     return new CreateTracing(

@@ -16,15 +16,9 @@ import {
 } from './plants-tracer.js';
 
 /**
- * The `plants.insert_batch` span of one statement. A root span linked to the create of
- * every request it served, not the child of one: the statement does the work of many
- * traces, and as a child of the first it would hide that from all the others (the same
- * reason OpenTelemetry's messaging conventions link a batch's spans). Its statement runs
- * with it active, so a host's pg instrumentation puts the query under it.
- *
- * It ends at the statement's answer, but is handed to the exporter only once every create
- * that found its id taken has said whether that was a replay or a conflict, so that the
- * span carries both counts.
+ * The `plants.insert_batch` span of one statement: a root linked to every create it served
+ * (as OpenTelemetry's messaging conventions link batches), exported once each taken id is
+ * known as a replay or a conflict.
  */
 export class InsertBatchTracing {
   private verdictsOwed = 0;

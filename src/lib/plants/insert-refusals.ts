@@ -1,7 +1,4 @@
-/**
- * Why the insert batcher did not send a row, in its own terms: PlantsService turns each
- * into the Error answer a client gets (toApiError).
- */
+// Why the batcher did not send a row; PlantsService turns each into an Error answer (toApiError).
 
 /** More rows wait than the batcher lets queue up, or the oldest waited past its turn. */
 export class InsertQueueFullError extends Error {

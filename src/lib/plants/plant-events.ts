@@ -4,10 +4,7 @@ import { ModuleRef } from '@nestjs/core';
 /** The event a new plant sends through a host's @nestjs/event-emitter: @OnEvent(PLANT_CREATED). */
 export const PLANT_CREATED = 'plant.created';
 
-/**
- * A plant that was stored by this create, sent once, after its commit: never for a replay
- * of a stored plant, nor for a conflict. The id is exact, as a decimal string.
- */
+/** A plant stored by this create, sent once after its commit (never for a replay or conflict); the id as a decimal string. */
 export class PlantCreatedEvent {
   constructor(
     readonly id: string,
@@ -16,10 +13,7 @@ export class PlantCreatedEvent {
   ) {}
 }
 
-/**
- * @nestjs/event-emitter is an optional peer: loaded if the host has it, and then its
- * EventEmitter2 is used if the host imported EventEmitterModule.
- */
+/** @nestjs/event-emitter is an optional peer, used when the host imported EventEmitterModule. */
 const eventEmitter = await import('@nestjs/event-emitter').catch(
   (error: unknown) => {
     if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND')
@@ -42,10 +36,7 @@ export class PlantEvents {
     this.emitter = emitterOf(moduleRef);
   }
 
-  /**
-   * After the commit, once per plant stored. A listener that throws is the host's failure,
-   * not the create's: the plant is stored, so the client still gets its 200.
-   */
+  /** After the commit, once per plant stored; a throwing listener is the host's failure, not the create's. */
   created(event: PlantCreatedEvent): void {
     if (this.emitter === undefined) return;
     try {

@@ -49,13 +49,11 @@ interface Pending extends InsertRequest {
   reject: (error: unknown) => void;
 }
 
-// Enough statements in flight to keep the pool busy, few enough that arrivals queue up
-// behind them and share the next statement.
+// Enough statements to keep the pool busy, few enough that arrivals share the next one.
 const MAX_BATCHES_IN_FLIGHT = 4;
 const MAX_BATCH_ROWS = 500;
-// With no statement in flight, a batch this large goes at once rather than at the end of
-// the turn: enough rows to share a statement's cost, and the database works on them while
-// the loop reads the rest of the turn's requests (bench/RESULTS.md, issue 32).
+// With no statement in flight, this many go at once instead of at the turn's end
+// (docs/performance.md#grouped-inserts).
 const EARLY_BATCH_ROWS = 32;
 
 const byIdThenArrival = (batch: Pending[]): Pending[] => {
@@ -69,24 +67,10 @@ const byIdThenArrival = (batch: Pending[]): Pending[] => {
 };
 
 /**
- * Groups the inserts of concurrent requests into one multi-row INSERT ... ON CONFLICT DO
- * NOTHING per turn of the event loop; each caller still learns its own outcome. Measured
- * reason: one statement per request made PostgreSQL's per-statement cost, not the service,
- * the limit on this machine (bench/RESULTS.md). A request alone is sent at the next turn
- * of the loop (setImmediate): no timer, no added wait under light load.
- *
- * A turn's batch does not always wait for the turn's end: with no statement in flight,
- * EARLY_BATCH_ROWS rows go at once. Without that, a closed loop of clients falls into
- * step: every request arrives in one turn, goes in one statement, and is answered
- * together, and the loop sits idle for each statement's round trip (12% of the time at 64
- * clients). A first statement sent while the turn is still being read splits the group in
- * two, and each half is read while the other is in the database.
- *
- * Under trouble it stays bounded: at most MAX_BATCHES_IN_FLIGHT statements at once, the
- * queue behind them limited in rows and in waiting time (the excess is answered 503 at
- * once), and rows go in id order so two concurrent statements cannot deadlock.
- *
- * PlantsRepository's private helper: it owns the statement, this class only the grouping.
+ * Groups concurrent inserts into one multi-row INSERT ... ON CONFLICT DO NOTHING per turn of
+ * the event loop, each caller still learning its own outcome (docs/performance.md#grouped-inserts).
+ * Bounded: MAX_BATCHES_IN_FLIGHT statements, a queue limited in rows and wait (503 past
+ * them), rows in id order so concurrent statements cannot deadlock. PlantsRepository's helper.
  */
 export class PlantInsertBatcher {
   private queue: Pending[] = [];
@@ -162,11 +146,7 @@ export class PlantInsertBatcher {
     this.scheduleExpiry();
   }
 
-  /**
-   * Rows whose client left, or that waited too long to be sent, are never written. A row
-   * that waited while no statement was answered at all waited for the database, not
-   * behind other creates: its 503 names the database.
-   */
+  /** Drops rows whose client left or that waited too long; no answer at all meant the database. */
   private dropUnwanted(): void {
     const now = Date.now();
     const kept: Pending[] = [];
@@ -223,9 +203,7 @@ export class PlantInsertBatcher {
         for (const pending of batch) pending.reject(error);
         return;
       }
-      // One bad row fails the whole statement: halve the batch until the bad rows are
-      // alone. One at a time, within this statement's slot, so a bad row costs about
-      // 2 log2(n) statements and never more than the in-flight limit run at once.
+      // One bad row fails the statement: halve until it is alone, one half at a time.
       const half = Math.ceil(batch.length / 2);
       await this.run(batch.slice(0, half));
       await this.run(batch.slice(half));

@@ -1,18 +1,12 @@
 import { Controller, type Type } from '@nestjs/common';
 import { PLANTS_PATH } from './plants-path.js';
 
-/**
- * The controller a PlantsModule registered for the create, wherever its `path` put it: what
- * the service puts its load shedding on (shedAtCreateRoute), so that it follows the route.
- */
+/** The controller registered for the create, wherever its `path` put it: where load shedding goes. */
 export class PlantRoutes {
   constructor(readonly create: Type<object>) {}
 }
 
-/**
- * `controller` answering at `path` rather than at PLANTS_PATH: a subclass with a path of its
- * own, which inherits the routes, guards, filters and OpenAPI metadata of its methods.
- */
+/** `controller` at `path`: a subclass inheriting its methods' routes, guards, filters and OpenAPI metadata. */
 export function routedAt<T extends Type<object>>(
   controller: T,
   path: string,

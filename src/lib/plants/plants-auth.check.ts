@@ -2,10 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AuthGuardScope } from '../auth/auth-module.options.js';
 
-/**
- * The plant routes are marked @RequiresToken(), which only AuthModule's guard reads: an
- * application without AuthModule would serve them to anyone (issue 30). It does not start.
- */
+/** Refuses to start without AuthModule: only its guard reads @RequiresToken() (issue 30). */
 @Injectable()
 export class PlantsAuthCheck implements OnModuleInit {
   constructor(private readonly moduleRef: ModuleRef) {}

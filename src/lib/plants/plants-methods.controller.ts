@@ -7,10 +7,8 @@ import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { PLANTS_PATH } from './plants-path.js';
 
 /**
- * The 405 answer to any method but POST at the plant route, open so that a wrong method is
- * told 405 whether or not it carries a token. A controller of its own, registered after
- * PlantsController (PlantsModule's order): open and out of the OpenAPI document as a whole,
- * while PlantsController's routes need a token and are documented.
+ * 405 for any method but POST at the plant route, with or without a token; its own
+ * controller, registered after PlantsController, so it stays open and undocumented.
  */
 @Public()
 @UseFilters(ApiExceptionFilter)

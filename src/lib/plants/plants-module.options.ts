@@ -4,10 +4,7 @@ import { SettingsOf } from '../dynamic-modules/module-options.js';
 import { bodyLimitBytes, isBodyLimit } from '../request-body/body-limit.js';
 import { NewPlant } from './dto/new-plant.dto.js';
 
-/**
- * How PlantsModule behaves; every field has a default, so `PlantsModule.forRoot()` needs
- * none. The service passes its validated environment here (AppModule); a host passes its own.
- */
+/** How PlantsModule behaves; every field has a default, so `PlantsModule.forRoot()` needs none. */
 export interface PlantsModuleOptions {
   /** Largest accepted NewPlant body: bytes, or with a unit (16kb, 1mb; a kb is 1024 bytes). */
   bodyLimit?: string;
@@ -17,25 +14,15 @@ export interface PlantsModuleOptions {
   insertQueueLimit?: number;
   /** Longest a row waits for a statement slot; past it, 503 (never written). */
   insertQueueWaitMs?: number;
-  /**
-   * The class a create's body is validated against: NewPlant, or a class of the host's
-   * that extends it with class-validator rules of its own (its messages reach the Error
-   * body). NewPlant's own rules hold either way.
-   */
+  /** The class a create's body is validated against: NewPlant, or a host's subclass with rules of its own. */
   newPlant?: Type<NewPlant>;
 }
 
-/**
- * Chosen when the module is defined, so given to forRoot and forRootAsync alike (never
- * from an async factory): they decide the module's imports, controllers and scope.
- */
+/** Chosen when the module is defined (forRoot and forRootAsync alike): they decide its imports and scope. */
 export interface PlantsModuleExtras {
   /** true: PlantsService injectable in every module, as ConfigModule's isGlobal. */
   isGlobal?: boolean;
-  /**
-   * The TypeORM connection the plants table is on, by the name TypeOrmModule.forRoot({
-   * name }) gave it (as TypeOrmModule.forFeature(entities, name)). Default: the default one.
-   */
+  /** The TypeORM connection name of the plants table; default: the default connection. */
   dataSource?: string;
   /** Where the route is, below a global prefix: POST {path}, and 405 for other methods. */
   path?: string;

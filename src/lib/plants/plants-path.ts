@@ -1,5 +1,2 @@
-/**
- * Where the plant routes are, below a host's global prefix: the create
- * (PlantsController) and the 405 answer to every other method (PlantsMethodsController).
- */
+/** The plant routes' path, below a host's global prefix. */
 export const PLANTS_PATH = 'plants';

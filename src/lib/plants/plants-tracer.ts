@@ -1,9 +1,6 @@
 import { SpanKind, type SpanOptions, trace } from '@opentelemetry/api';
 
-/**
- * The package's one tracer, asked for once. Until a host registers an SDK it is the API's
- * proxy to the no-op tracer, and it follows an SDK registered later.
- */
+/** The package's one tracer: a proxy that follows an SDK registered later. */
 export const plantsTracer = trace.getTracer('plant-store');
 
 export const CREATE_SPAN = 'plants.create';

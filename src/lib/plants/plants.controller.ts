@@ -26,18 +26,12 @@ import { PLANTS_PATH } from './plants-path.js';
 import { PlantsService } from './plants.service.js';
 
 /**
- * The body's type as Nest's metadata records it: Object, not the NewPlant class. A host's
- * global ValidationPipe runs before the route's own pipe and would validate a class-typed
- * body with the host's options (forbidNonWhitelisted refusing unknown keys the contract
- * ignores, implicit conversion taking "12" as 12) and the host's wording; it skips an
- * Object. The route's pipe is told the module's NewPlant class (its `newPlant` option).
+ * Recorded as Object, not NewPlant: a host's global ValidationPipe skips an Object body, so
+ * only the route's own pipe (told the module's `newPlant`) validates it.
  */
 type NewPlantBody = Readonly<NewPlant>;
 
-/**
- * The route brings its own answers: its exception filter and validation pipe are bound
- * here, not as APP_FILTER or APP_PIPE, so a host's other routes keep theirs.
- */
+/** Filter and pipe bound here, not as APP_FILTER or APP_PIPE, so a host's other routes keep theirs. */
 @ApiTags('plants')
 @ApiBearerAuth('bearerAuth')
 @RequiresToken()

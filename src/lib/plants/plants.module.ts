@@ -119,14 +119,9 @@ const { ConfigurableModuleClass: ConfigurablePlantsModule } =
   );
 
 /**
- * POST /plants and PlantsService over the host's TypeORM connection, configured with
- * forRoot(options?) or forRootAsync({ imports, inject, useFactory }), with the extras
- * `isGlobal`, `dataSource` and `path` beside them (plants-module.options.ts). Everything
- * the route needs comes with it (its body reader, validation pipe and exception filter are
- * bound to the controller), and nothing is installed on the application: the host's other
- * routes answer and validate as they did. Who may call it is AuthModule's business, and
- * an application without AuthModule does not start (PlantsAuthCheck), nor one whose JSON
- * parser would round large ids (RawBodyCheck).
+ * POST /plants and PlantsService over the host's TypeORM connection: forRoot(options?) or
+ * forRootAsync(...), extras beside (plants-module.options.ts). Installs nothing on the
+ * application; refuses to start without AuthModule or with a rounding JSON parser.
  */
 @Module({ providers: [ConfiguredCheck] })
 export class PlantsModule extends ConfigurablePlantsModule {}

@@ -32,17 +32,10 @@ function named(text: string): NamedStatement {
 }
 
 /**
- * The statements, with the table's and columns' names and types read from the entity's
- * metadata, so the entity is the one description of the table outside the migration
- * (a migration is a frozen record of the past, so it keeps its own text on purpose).
- * One statement text for any batch size, so PostgreSQL plans it alike each time. Rows
- * keep their order through unnest (the batcher sorts them by id, so concurrent statements
- * take their locks in one order); a second row with an id already in the batch is skipped
- * like any taken id. A batch of one row (every create on a quiet service) goes as a plain
- * INSERT ... VALUES instead: the same outcome, without PostgreSQL building and unnesting
- * three arrays, which measurably lengthened a lone create (bench/RESULTS.md, issue 32).
- * Each statement is named (pg's prepared statements): PostgreSQL parses and plans it once
- * per pooled connection, not once per create, which shortened a lone create again.
+ * The statements, with names and types read from the entity's metadata (migrations keep
+ * their own text). One text for any batch size, rows in order through unnest; a lone row
+ * goes as a named one-row INSERT ... VALUES
+ * ([measured](docs/performance.md#what-bought-the-most-and-where-it-is-measured)).
  */
 function statementsFor(metadata: EntityMetadata): PlantStatements {
   const { driver } = metadata.connection;
@@ -72,21 +65,14 @@ function statementsFor(metadata: EntityMetadata): PlantStatements {
 }
 
 /**
- * The one owner of the `plants` table: its SQL, the grouping of concurrent inserts and the
- * handling of its database errors. PlantsService decides what an outcome means. Every
- * statement ends by the caller's deadline (queryWithin), so a hung database costs a
- * request that long, never a hang; a statement that ran out of time may still commit
- * once the database wakes, which a retry of the same plant then replays.
+ * The one owner of the `plants` table: its SQL, insert grouping and database errors. Every
+ * statement ends by the caller's deadline; one that ran out may still commit, which a retry replays.
  */
 export class PlantsRepository {
   private statementsOfEntity: PlantStatements | undefined;
   private readonly batcher: PlantInsertBatcher;
 
-  /**
-   * Built by PlantsModule with the repository of its connection (its `dataSource`).
-   * Nothing here reads the entity's metadata before the first statement, so a host's unit
-   * test can compile the module on a DataSource it never initializes.
-   */
+  /** Reads no entity metadata before the first statement: a host's test may never initialize the DataSource. */
   constructor(
     private readonly plants: Repository<PlantEntity>,
     settings: PlantsSettings,
@@ -113,10 +99,7 @@ export class PlantsRepository {
     );
   }
 
-  /**
-   * Writes the row unless its id is taken; concurrent calls share one statement. Refused
-   * at once while the database is known not to commit (WriteCircuit).
-   */
+  /** Writes the row unless its id is taken, sharing a statement; refused while the circuit is down. */
   insertOrSkip(request: InsertRequest): Promise<InsertOutcome> {
     if (!this.writeCircuit.canCommit)
       return Promise.reject(new DatabaseDownError());

@@ -32,10 +32,8 @@ function int64Of(id: string | bigint): bigint | undefined {
 }
 
 /**
- * Creates plants. The id is unique; the database, not this process, decides races: the
- * INSERT skips an existing id (ON CONFLICT DO NOTHING) and only then is the stored row
- * read. The same content again is a safe retry (200, nothing written); other content under
- * a taken id is a conflict (409).
+ * Creates plants; the database decides races (ON CONFLICT DO NOTHING, then a read). The same
+ * content again is a safe retry (200); other content under a taken id is a conflict (409).
  */
 @Injectable()
 export class PlantsService {
@@ -46,11 +44,7 @@ export class PlantsService {
     private readonly events: PlantEvents,
   ) {}
 
-  /**
-   * The stored plant with this id, or undefined when there is none (or `id` is not an
-   * int64: a host's route may pass its string parameter straight in). Bounded like a
-   * create: past databaseRequestTimeoutMs, or with the database down, it rejects.
-   */
+  /** The stored plant with this id, or undefined (also for a non-int64 `id`); bounded like a create. */
   async findById(id: string | bigint): Promise<StoredPlant | undefined> {
     const value = int64Of(id);
     if (value === undefined) return undefined;
@@ -70,13 +64,9 @@ export class PlantsService {
   }
 
   /**
-   * A pooled connection the server has ended (a restart, pg_terminate_backend) fails at
-   * once; so may the next few, ended in the same sweep. Repeating is safe: if a lost
-   * attempt did store the plant, the next one replays it. A database that cannot answer
-   * is left to the exception filter (503). The whole database part of the create, retries
-   * included, ends within the databaseRequestTimeoutMs option. `clientGone` says whether the client
-   * has left: a plant not yet sent to the database then is never written. Traced as
-   * `plants.create` once a host registers an OpenTelemetry SDK (create-tracing.ts).
+   * Retries a lost pooled connection (safe: a stored plant is replayed), within
+   * databaseRequestTimeoutMs in all. A plant whose client left (`clientGone`) before it was
+   * sent is never written. Traced as `plants.create` (create-tracing.ts).
    */
   async create(newPlant: NewPlant, clientGone?: () => boolean): Promise<Plant> {
     const tracing = CreateTracing.start();

@@ -2,12 +2,7 @@ import { parse } from 'lossless-json';
 
 const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/;
 
-/**
- * The deepest nesting of arrays and objects a body may have. A NewPlant needs one level;
- * unknown keys may hold a little structure. Everything after the parser (class-transformer,
- * class-validator) walks values recursively, and a few thousand levels, well under the body
- * limit, overflow the stack there: refusing depth up front keeps every later step shallow.
- */
+/** Deepest nesting a body may have: later steps recurse, and a few thousand levels overflow the stack. */
 export const MAX_JSON_DEPTH = 64;
 
 type InvalidJsonReason = 'syntax' | 'duplicate-key' | 'too-deep';
@@ -27,11 +22,7 @@ export class InvalidJsonError extends Error {
   }
 }
 
-/**
- * JSON.parse rounds integers beyond 2^53, so an int64 id would be stored wrong. Here every
- * integer literal becomes a bigint, kept to the last digit; a number written with a
- * fraction or an exponent stays a JS number, so that rules can tell the two apart.
- */
+/** Integer literals become exact bigints (JSON.parse rounds past 2^53); fractions stay numbers. */
 function parseNumber(text: string): bigint | number {
   return INTEGER_LITERAL.test(text) ? BigInt(text) : Number(text);
 }
@@ -49,10 +40,7 @@ const CHAR = {
   closeBrace: 0x7d,
 } as const;
 
-/**
- * Whether brackets and braces outside strings nest deeper than `limit`: one loop, no
- * recursion, so it is safe on any text. Syntax is the parser's business, not this scan's.
- */
+/** Whether brackets and braces outside strings nest deeper than `limit`: one loop, no recursion. */
 export function nestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
   let inString = false;

@@ -3,15 +3,9 @@ import { type FrameworkRequest, JsonBodyReader } from './json-body.reader.js';
 import { nodeResponseOf } from '../http-request/node-http.js';
 
 /**
- * Reads the JSON body of a route marked @AcceptsJson() into `request.body`, and lets
- * through every request it does not refuse (400, 413, 415). Nest runs middleware, where
- * body parsers usually sit, before guards; this route guard runs after the global ones
- * (the bearer check, the rate limits) and before pipes (validation), so a request without
- * a valid token gets 401 whatever its body, and its body is never read.
- *
- * A guard, where a Nest reader would look for an interceptor, for a measured reason: the
- * same code as an interceptor cost about a third more CPU per request (rxjs and async
- * resources around every handler; `npm run bench:check` A/B, bench/RESULTS.md notes).
+ * Reads an @AcceptsJson() route's body into `request.body` after the global guards, so a
+ * request without a valid token gets 401 whatever its body. A guard, not an interceptor:
+ * cheaper (bench/RESULTS.md#2026-11-22-the-json-body-read-in-a-guard-or-in-an-interceptor-issue-11-item-4).
  */
 @Injectable()
 export class JsonBodyGuard implements CanActivate {

@@ -12,10 +12,7 @@ import { readBody } from './read-body.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
-/**
- * The request as Nest hands it to a guard: Node's (Express) or Fastify's wrapper around it
- * (`raw`). `body` and `rawBody` are where an application body parser left what it read.
- */
+/** The request as a guard gets it (Node's, or Fastify's `raw` wrapper), with any parser's `body`/`rawBody`. */
 export type FrameworkRequest = (IncomingMessage | { raw: IncomingMessage }) & {
   body?: unknown;
   rawBody?: unknown;
@@ -42,10 +39,7 @@ function isEncoded(request: IncomingMessage): boolean {
   return encoding !== undefined && encoding.trim().toLowerCase() !== 'identity';
 }
 
-/**
- * An integer JSON.parse may have rounded: a host's body parser read it, and only the
- * bytes could say what was sent.
- */
+/** An integer JSON.parse may have rounded: only the bytes could say what was sent. */
 class InexactIntegerError extends Error {
   override readonly name = 'InexactIntegerError';
   constructor() {
@@ -59,11 +53,8 @@ class InexactIntegerError extends Error {
 }
 
 /**
- * What JSON.parse made of a body, as the exact parser would have made it where it can
- * tell: an integer within ±(2^53 - 1) is exact in a double, so it becomes the bigint the
- * exact parser gives. A larger one may have been rounded, so the request fails rather than
- * store another id (a 500: the exception filter logs the message, which names the fix).
- * Only the body's own fields: nothing deeper is ever stored.
+ * A JSON.parse result as the exact parser would give it: safe integers become bigints, a
+ * larger one fails the request (a 500 naming the fix). The body's own fields only.
  */
 function exactFromParsed(document: unknown): unknown {
   if (typeof document !== 'object' || document === null) return document;
@@ -81,16 +72,9 @@ function exactFromParsed(document: unknown): unknown {
 }
 
 /**
- * Reads and parses a JSON request body. Everything the headers alone can refuse (media
- * type, encoding, a declared length over the limit) is refused before a byte of the body
- * is read, and before a client that asked for `Expect: 100-continue` is told to send it.
- *
- * In the service (no application body parser) it reads the body itself, after the bearer
- * guard (see JsonBodyGuard), so a caller without a valid token learns nothing about the
- * body rules, and integers are parsed exactly. In a host that keeps Nest's body parser the
- * body has been read before any guard: it then takes the bytes Nest keeps with
- * `rawBody: true` (same rules, exact ids), or else what JSON.parse made of them
- * (exactFromParsed).
+ * Reads and parses a JSON body, refusing what the headers alone can before reading a byte
+ * or sending 100 Continue. With no application parser it reads the body itself; behind
+ * Nest's parser it takes `rawBody`, or else JSON.parse's result (exactFromParsed).
  */
 export class JsonBodyReader {
   private readonly limitBytes: number;

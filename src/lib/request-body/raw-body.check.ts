@@ -15,11 +15,7 @@ interface RouterLayer {
 /** body-parser's JSON middleware, by the name it gives its function. */
 const JSON_PARSER = 'jsonParser';
 
-/**
- * Whether a JSON body parser keeps the raw body (Nest's `rawBody: true` has it store
- * `request.rawBody`): asked of the parser itself, with a body of `{}` that never reaches
- * a route, the host's or ours.
- */
+/** Whether a JSON parser keeps `request.rawBody`, asked of the parser itself with `{}`. */
 function keepsRawBody(parser: Middleware): Promise<boolean> {
   const request = Object.assign(Readable.from([Buffer.from('{}')]), {
     method: 'POST',
@@ -36,11 +32,8 @@ function keepsRawBody(parser: Middleware): Promise<boolean> {
 }
 
 /**
- * A JSON body an application's parser read with JSON.parse has lost every digit of an id
- * past 2^53, and the raw text is gone unless the application keeps it (`rawBody: true`).
- * Without it, a create with such an id could only fail (issue 30): so a host whose JSON
- * parser does not keep raw bodies is told at start, not by a 500 at the first large id.
- * A host with the parser off (`bodyParser: false`, as the service) has nothing to check.
+ * A host whose JSON parser drops raw bodies would round ids past 2^53 (issue 30): told at
+ * start, not by a 500. Nothing to check with the parser off (`bodyParser: false`).
  */
 @Injectable()
 export class RawBodyCheck implements OnModuleInit {

@@ -1,11 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
 
-/**
- * Reads a request body of at most `limit` bytes. Past the limit it stops at once and
- * rejects with 413, whatever the client still sends: the service's front door decides what
- * becomes of the rest (src/service/http-server/early-answer.ts).
- */
+/** Reads at most `limit` bytes, else 413 at once; the front door decides the rest (early-answer.ts). */
 export function readBody(
   request: IncomingMessage,
   limit: number,

@@ -27,22 +27,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null;
 }
 
-/**
- * Keys Nest's ValidationPipe deletes, at every depth, before class-transformer sees a value
- * (stripProtoKeys): class-transformer would read them as the class's own (a "constructor"
- * key inside an unknown object made it throw a TypeError, a 500: issue 29).
- */
+/** Keys ValidationPipe strips at every depth before class-transformer (issue 29: a 500). */
 const PROTOTYPE_KEYS: readonly string[] = [
   '__proto__',
   'prototype',
   'constructor',
 ];
 
-/**
- * A body the plan hands to class-transformer: a plain object of primitives and nulls, with
- * none of the prototype keys. Nothing nested: class-transformer walks into objects and
- * arrays, and the keys in there are the client's.
- */
+/** A plain object of primitives and nulls without prototype keys: nothing nested is handed on. */
 function isFlatBody(value: unknown): value is Record<string, unknown> {
   if (!isPlainObject(value)) return false;
   for (const key of PROTOTYPE_KEYS) if (Object.hasOwn(value, key)) return false;
@@ -63,12 +55,7 @@ function isPrimitive(value: unknown): value is Primitive {
   );
 }
 
-/**
- * Rules the plan can run exactly as class-validator would: unconditional, ungrouped,
- * synchronous checks of one property's value. Anything else (@IsOptional and @ValidateIf,
- * nested DTOs, `each`, groups, `always`, async or custom messages) leaves the class to
- * class-validator alone.
- */
+/** Unconditional, ungrouped, synchronous checks of one value, run exactly as class-validator would. */
 function isPlainRule(metadata: ValidationMetadata): boolean {
   return (
     metadata.type === ValidationTypes.CUSTOM_VALIDATION &&
@@ -84,18 +71,10 @@ function isPlainRule(metadata: ValidationMetadata): boolean {
 }
 
 /**
- * The valid case of a DTO's class-validator rules, compiled once: the rules, and the
- * functions they call, are class-validator's own (read through its public
- * `getMetadataStorage()`), so they cannot drift from the decorators. The instance is
- * class-transformer's own too: `plainToInstance` with the options Nest's ValidationPipe
- * passes, so @Transform, @Type, @Expose and @Exclude apply exactly as in the pipe. What the
- * plan cannot decide alone it declines, and Nest's ValidationPipe decides: a refusal (which
- * needs class-validator's messages), a value that is not a flat plain object (isFlatBody),
- * a declared field that is not a primitive, a class with rules beyond isPlainRule.
- *
- * Why: the pipe's general path (class-validator's metadata lookup, grouping, its executor
- * and error objects per call) was the largest part of validation's cost per create
- * (bench/RESULTS.md).
+ * The valid case of a DTO's class-validator rules, compiled once from class-validator's own
+ * metadata, on an instance from class-transformer with the pipe's options. Whatever it
+ * cannot decide alone, every refusal included, it declines to Nest's ValidationPipe
+ * ([measured](docs/performance.md#what-bought-the-most-and-where-it-is-measured)).
  */
 export class ValidationPlan<T extends object> {
   private constructor(
@@ -105,10 +84,7 @@ export class ValidationPlan<T extends object> {
     private readonly rules: readonly Rule[],
   ) {}
 
-  /**
-   * A plan for `metatype`, or undefined when one of its rules is beyond a plan.
-   * `transformOptions` are those the pipe it stands in front of gives class-transformer.
-   */
+  /** A plan for `metatype` with the pipe's `transformOptions`, or undefined when a rule is beyond one. */
   static compile<T extends object>(
     metatype: Type<T>,
     transformOptions: ClassTransformOptions = {},
@@ -137,14 +113,9 @@ export class ValidationPlan<T extends object> {
     return new ValidationPlan(metatype, transformOptions, properties, rules);
   }
 
-  /**
-   * The instance class-transformer and class-validator would make of `value` (declared
-   * properties only: the whitelist), or undefined when the plan declines it.
-   */
+  /** The whitelisted instance class-validator would accept, or undefined when declined. */
   accept(value: unknown): T | undefined {
-    // ValidationPipe's protective steps before class-transformer (stripProtoKeys, and the
-    // stand-ins for primitives and binary values) are not repeated here: a body that would
-    // need them is declined, and the pipe takes it, steps and all.
+    // A body needing ValidationPipe's protective steps is declined, and the pipe takes it.
     if (!isFlatBody(value)) return undefined;
     const instance = plainToInstance(
       this.metatype,

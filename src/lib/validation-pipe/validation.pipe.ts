@@ -34,16 +34,9 @@ const UNVALIDATED_TYPES: ReadonlySet<Type<unknown>> = new Set<Type<unknown>>([
 ]);
 
 /**
- * Validates @Body() DTOs. Strict: no implicit conversion, so "12" is not 12. Properties
- * the DTO does not declare are dropped (whitelist) rather than refused, as the contract
- * asks: unknown keys are ignored, never stored, never echoed.
- *
- * A body its DTO's compiled plan accepts is done there; everything else, every refusal
- * included, goes through Nest's ValidationPipe, which decides and words the answer.
- *
- * Given a DTO class, it validates against that class whatever type the parameter declares,
- * so that a route can keep its body out of reach of a host's global ValidationPipe
- * (which skips a parameter declared as Object) and still be validated here.
+ * Validates @Body() DTOs strictly (no implicit conversion); undeclared properties are
+ * dropped, as the contract asks. Plan first, Nest's ValidationPipe for the rest. Given a
+ * class, it validates against it whatever the parameter declares (see NewPlantBody).
  */
 export class DtoValidationPipe implements PipeTransform {
   private readonly plans = new Map<

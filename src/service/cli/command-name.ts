@@ -1,10 +1,6 @@
 import { basename, relative } from 'node:path';
 
-/**
- * How the user ran this command, for its usage text: the name of the bin it was run as
- * (`plant-store-token`, by npx or a host's script: npm links the bin under that name),
- * `npm run token --` for the service's own script, or `node <path>` for the file itself.
- */
+/** How the user ran this command, for its usage text: bin name, `npm run token --`, or `node <path>`. */
 export function commandName(
   script: string,
   lifecycleEvent: string | undefined,

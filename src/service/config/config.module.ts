@@ -1,10 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { Environment } from './environment.js';
 
-/**
- * Provides the Environment validated once, by whoever boots the application (bootstrap.ts
- * from process.env, the tests from their own settings). Global: every module reads settings.
- */
+/** Provides the Environment validated once by whoever boots the application; global. */
 @Module({})
 export class AppConfigModule {
   static forRoot(environment: Environment): DynamicModule {

@@ -68,11 +68,7 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
 export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
 
-/**
- * Every setting the service reads, with its default and its rule. This class is the
- * single source of truth for configuration; docs/configuration.md mirrors it. Settings the
- * service hands to PlantsModule and AuthModule take those modules' defaults.
- */
+/** Every setting the service reads, with its default and rule; docs/configuration.md mirrors it. */
 export class Environment {
   @IsIn(NODE_ENVS, { message: `must be one of ${NODE_ENVS.join(', ')}` })
   NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
@@ -127,28 +123,20 @@ export class Environment {
   @IsIntegerBetween(100, 600_000, 'milliseconds')
   DATABASE_QUERY_TIMEOUT_MS: number = 5_000;
 
-  /**
-   * The whole database part of one request (pool wait, statements, retries): past it, 503.
-   * Covers what the connect and statement timeouts do not: an open but silent connection.
-   */
+  /** The whole database part of one request (pool wait, statements, retries); past it, 503. */
   @IsIntegerBetween(100, 600_000, 'milliseconds')
   DATABASE_REQUEST_TIMEOUT_MS: number =
     PLANTS_DEFAULTS.databaseRequestTimeoutMs;
 
-  /** Rows in the insert queue, waiting for a statement slot; past it, new creates get 503 at once. */
+  /** Rows waiting in the insert queue for a statement slot; past it, new creates get 503. */
   @IsIntegerBetween(1, 100_000)
   INSERT_QUEUE_LIMIT: number = PLANTS_DEFAULTS.insertQueueLimit;
 
-  /** Longest a row waits in the insert queue for a statement slot; past it, 503 (never written). */
+  /** Longest a row waits in the insert queue; past it, 503 (never written). */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
   INSERT_QUEUE_WAIT_MS: number = PLANTS_DEFAULTS.insertQueueWaitMs;
 
-  /**
-   * Creates worked on at once; more wait their turn (CREATE_WAITING_LIMIT). 64 keep one
-   * process's core busy (the insert batcher sends a first statement while the rest of a turn
-   * is read); more only wait inside the work, and under overload take the core the refusals
-   * need (bench/RESULTS.md, issue 32).
-   */
+  /** Creates worked on at once; more wait (docs/performance.md#creates-worked-on-at-once). */
   @IsIntegerBetween(1, 100_000)
   CREATE_CONCURRENCY_LIMIT: number = 64;
 
@@ -156,10 +144,7 @@ export class Environment {
   @IsIntegerBetween(0, 100_000)
   CREATE_WAITING_LIMIT: number = 192;
 
-  /**
-   * Longest a create waits for its turn at a work slot (checked when the turn comes: a
-   * slot frees within DATABASE_REQUEST_TIMEOUT_MS); past it, 503 (never written).
-   */
+  /** Longest a create waits for a work slot; past it, 503 (never written). */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
   CREATE_WAITING_TIMEOUT_MS: number = 1_000;
 
@@ -174,26 +159,16 @@ export class Environment {
   @IsIntegerBetween(0, 600_000, 'milliseconds')
   SHUTDOWN_TIMEOUT_MS: number = 10_000;
 
-  /**
-   * After SIGTERM, how long readiness fails while the replica still accepts and serves, so
-   * that a load balancer checking every few seconds stops sending before the listener closes.
-   * 0 where a preStop pause does this (Kubernetes).
-   */
+  /** After SIGTERM, how long readiness fails while the replica still serves (0 with a preStop pause). */
   @IsIntegerBetween(0, 600_000, 'milliseconds')
   SHUTDOWN_DELAY_MS: number = 5_000;
 
-  /**
-   * Stop as on SIGTERM when standard input closes: a parent that holds the other end of a
-   * pipe takes the service down when it dies, even by SIGKILL (plant-store/testing sets it).
-   */
+  /** Stop as on SIGTERM when standard input closes (plant-store/testing sets it). */
   @Transform(toBoolean)
   @IsBoolean({ message: 'must be true or false' })
   STOP_WHEN_STDIN_CLOSES: boolean = false;
 
-  /**
-   * Which instance answers, reported by GET /health and /health/live, so a test suite knows
-   * it speaks to the service it started. Unset: a random UUID per process (HealthController).
-   */
+  /** Reported by GET /health and /health/live; unset: a random UUID per process. */
   @IsOptional()
   @Matches(/^[\x21-\x7e]{1,128}$/, {
     message: 'must be 1 to 128 printable ASCII characters without spaces',
@@ -212,10 +187,7 @@ export class Environment {
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
 
-  /**
-   * Connections the server serves at once; past it, a new connection's request is answered
-   * 503 with Retry-After and Connection: close before any parsing (0: no cap).
-   */
+  /** Connections served at once; past it, 503 before any parsing (0: no cap). */
   @IsIntegerBetween(0, 1_000_000)
   HTTP_MAX_CONNECTIONS: number = 0;
 
@@ -248,26 +220,11 @@ export class Environment {
   @IsIntegerBetween(1, 65535)
   METRICS_PORT?: number = undefined;
 
-  /*
-   * Managed tokens are held in memory and kept current through LISTEN/NOTIFY
-   * (src/lib/managed-tokens/active-tokens.store.ts, docs/tokens.md).
-   */
-
-  /**
-   * Most active managed tokens a replica holds in memory (about 0.2 kB each). Past it the
-   * oldest are held, and a token not held is looked up in the database per request
-   * (TOKEN_LOOKUP_CONCURRENCY at a time); an error is logged and
-   * api_token_store_complete is 0.
-   */
+  /** Most active managed tokens held in memory (docs/tokens.md); past it, looked up per request. */
   @IsIntegerBetween(1, 10_000_000)
   TOKEN_STORE_MAX_TOKENS: number = AUTH_DEFAULTS.tokenStoreMaxTokens;
 
-  /**
-   * Longest a replica answers managed tokens from memory after its last confirmed contact
-   * with the database (a load, or a heartbeat, every quarter of this at most 1 s); past it
-   * without one, managed tokens get 503 and readiness 503 until it has reconnected and
-   * reloaded.
-   */
+  /** Longest managed tokens are answered from memory without database contact; past it, 503. */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   TOKEN_SYNC_MAX_STALENESS_MS: number = AUTH_DEFAULTS.tokenSyncMaxStalenessMs;
 
@@ -275,10 +232,7 @@ export class Environment {
   @IsIntegerBetween(1_000, 86_400_000, 'milliseconds')
   TOKEN_RELOAD_INTERVAL_MS: number = AUTH_DEFAULTS.tokenReloadIntervalMs;
 
-  /**
-   * Past TOKEN_STORE_MAX_TOKENS only: database look-ups of tokens the store does not
-   * hold, at most this many at a time (the share of the pool a flood can take then).
-   */
+  /** Past TOKEN_STORE_MAX_TOKENS: database look-ups of tokens not held, at most this many at once. */
   @IsIntegerBetween(1, 100)
   TOKEN_LOOKUP_CONCURRENCY: number = AUTH_DEFAULTS.tokenLookupConcurrency;
 
@@ -297,10 +251,7 @@ export class Environment {
   TOKEN_RATE_WINDOW_MS: number = AUTH_DEFAULTS.tokenRateWindowMs;
 }
 
-/**
- * Former names, still read: each sets the settings that replaced it, unless those are set
- * themselves. CREATE_QUEUE_WAIT_MS governed both waits, so it sets both.
- */
+/** Former names, still read: each sets what replaced it where unset. */
 export const DEPRECATED_SETTINGS: Readonly<
   Record<string, readonly (keyof Environment)[]>
 > = {
@@ -326,10 +277,7 @@ export function deprecatedSettingsIn(
     );
 }
 
-/**
- * `env` with each former name's value under the names that replaced it, where unset, and
- * which former name each such value came from.
- */
+/** `env` with former names' values under their current names, where unset, and their origins. */
 function withCurrentNames(env: Record<string, string | undefined>): {
   renamed: Record<string, string | undefined>;
   formerOf: Map<string, string>;
@@ -369,12 +317,7 @@ function describe(
     .join('; ');
 }
 
-/**
- * Reads the settings from an environment (process.env in production), once per process:
- * the result is handed to createApp and the config module. Empty values count as unset
- * so that `PORT=` in a compose file falls back to the default. A former name
- * (DEPRECATED_SETTINGS) still sets what replaced it.
- */
+/** Reads and validates the settings once per process; empty values count as unset. */
 export function validateEnvironment(
   env: Record<string, string | undefined>,
 ): Environment {
@@ -390,8 +333,7 @@ export function validateEnvironment(
     exposeDefaultValues: true,
   });
   const errors = validateSync(environment, { forbidUnknownValues: true });
-  // OpenTelemetry's variables keep their standard names and are read by the tracing start
-  // (tracing-settings.ts), before the application loads; refused here with the rest.
+  // OpenTelemetry's variables keep their standard names (tracing-settings.ts).
   const tracing = readTracingSettings(env).problems ?? [];
   if (errors.length > 0 || tracing.length > 0) {
     const described = [

@@ -5,11 +5,7 @@ import type {
 import type { Environment } from './environment.js';
 import type { ServiceApiTokens } from './service-api-tokens.js';
 
-/**
- * The package's options from the service's environment: the one place where the service
- * turns its settings into what the modules take. The modules never read the environment;
- * their defaults (AUTH_DEFAULTS, PLANTS_DEFAULTS) are environment.ts's defaults too.
- */
+/** The one place the service turns its settings into the modules' options (which never read the environment). */
 export function authOptionsFrom(
   env: Environment,
   tokens: ServiceApiTokens,

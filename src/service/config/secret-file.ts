@@ -2,10 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/**
- * A random secret made once and kept in a file only its owner can read (mode 0600), so
- * that it stays the same across restarts: `prefix` + `bytes` random bytes in base64url.
- */
+/** A random secret made once, kept in a 0600 file across restarts: `prefix` + base64url bytes. */
 export async function readOrCreateSecretFile(
   path: string,
   { bytes, prefix = '' }: { bytes: number; prefix?: string },

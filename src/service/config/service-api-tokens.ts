@@ -14,11 +14,7 @@ export class ServiceApiTokens {
   ) {}
 }
 
-/**
- * API_TOKENS when given. Otherwise, on the embedded database (a developer's machine), a
- * token made once and kept in DATA_DIR. On an external database, none: tokens then come
- * from the api_tokens table (npm run token).
- */
+/** API_TOKENS; else on the embedded database a token kept in DATA_DIR; else none (the api_tokens table). */
 export async function loadServiceApiTokens(
   env: Environment,
 ): Promise<ServiceApiTokens> {

@@ -1,9 +1,5 @@
-/**
- * OpenTelemetry's standard variables, as far as the service reads them
- * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/).
- * Read here, not by the SDK, so that a bad value stops the start with the variable named,
- * as every other setting does (validateEnvironment), and before the SDK is loaded at all.
- */
+// OpenTelemetry's standard variables (opentelemetry.io sdk-environment-variables), read here
+// so a bad value stops the start with its name, before the SDK loads.
 
 const EXPORTERS = ['otlp', 'console', 'none'] as const;
 const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
@@ -72,10 +68,7 @@ function httpUrl(env: Env, name: string, problems: string[]): URL | undefined {
   return undefined;
 }
 
-/**
- * Tracing is on when an exporter or an OTLP endpoint is set, and OTEL_SDK_DISABLED is not
- * true. Nothing else turns it on: with none of them set no SDK is loaded.
- */
+/** Tracing is on when an exporter or OTLP endpoint is set and OTEL_SDK_DISABLED is not true. */
 export function readTracingSettings(env: Env): TracingSettingsResult {
   const problems: string[] = [];
   const disabled = oneOf(env, 'OTEL_SDK_DISABLED', ['true', 'false'], problems);

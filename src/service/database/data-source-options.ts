@@ -9,12 +9,7 @@ export type DatabaseSettings = Pick<
   | 'DATABASE_QUERY_TIMEOUT_MS'
 >;
 
-/**
- * The one TypeORM options object, for the service and the migration command alike.
- * Every wait is bounded so that a dead database costs a request seconds, never a hang:
- * connecting (connectTimeoutMS), a statement on the server (statement_timeout) and the
- * answer on the client side (query_timeout, a little longer, for a server that is gone).
- */
+/** The one TypeORM options object (service and migrations), every wait bounded: connect, statement, answer. */
 export function dataSourceOptions(
   url: string,
   settings: DatabaseSettings,

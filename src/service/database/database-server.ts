@@ -3,10 +3,7 @@ import { type Environment, InjectEnvironment } from '../config/environment.js';
 import { EMBEDDED_DATABASE_NAME } from './embedded-database-url.js';
 import { EmbeddedPostgresServer } from './embedded-postgres.js';
 
-/**
- * Where the data lives: the server at DATABASE_URL, or else an embedded PostgreSQL this
- * process starts and, on shutdown, stops after every connection to it has closed.
- */
+/** DATABASE_URL's server, or an embedded PostgreSQL stopped at shutdown after its last connection. */
 @Injectable()
 export class DatabaseServer implements OnApplicationShutdown {
   private readonly logger = new Logger('DatabaseServer');

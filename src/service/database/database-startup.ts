@@ -18,24 +18,15 @@ const RETRY_MOST_MS = 500;
 const STOP_WAIT_MS = 2_000;
 
 /**
- * Migrates and connects the service's DataSource after the process has started listening,
- * trying again for as long as the database cannot be reached (issue 42): a replica started
- * during a failover comes up, answers its probes and its own 503s, and creates as soon as
- * the database commits again, instead of exiting after a few refused connections. Until
- * then it is "starting": not ready (HealthController). Once connected, it is started when
- * the write circuit knows whether the database commits: creates that met the pool closed
- * called the database down, and a replica must not turn ready while its circuit still
- * says so. Any other failure (a refused password, a migration that fails) ends `started`
- * with that error, and the start fails.
+ * Migrates and connects after the process listens, retrying while the database is
+ * unreachable (issue 42), "starting" until the write circuit has probed. Any other failure
+ * (a password, a migration) fails the start.
  */
 export class DatabaseStartup implements BeforeApplicationShutdown {
   private readonly logger = new Logger('DatabaseStartup');
   private done = false;
   private readonly stopping = new AbortController();
-  /**
-   * Resolves once migrated and connected, or stopped (at shutdown) before that; rejects on
-   * a failure that is not the database's absence.
-   */
+  /** Resolves once connected (or stopped first); rejects on a failure other than absence. */
   readonly started: Promise<void>;
 
   constructor(
@@ -47,10 +38,7 @@ export class DatabaseStartup implements BeforeApplicationShutdown {
     void this.started.catch(() => undefined);
   }
 
-  /**
-   * True once the schema is up to date, the pool is open and the write circuit has probed
-   * it.
-   */
+  /** True once migrated, connected, and probed by the write circuit. */
   get isStarted(): boolean {
     return this.done;
   }

@@ -18,19 +18,11 @@ export interface DatabaseConnectionOptions {
   migrate: boolean;
   /** The DataSource's schema, where the package's tables are; the default one if unset. */
   schema?: string;
-  /**
-   * Give the DataSource out before it connects, `migrate` ignored: DatabaseStartup migrates
-   * and connects it, trying again while the database cannot be reached.
-   */
+  /** Give the DataSource out unconnected (`migrate` ignored): DatabaseStartup connects it. */
   later?: boolean;
 }
 
-/**
- * TypeORM over PostgreSQL at DATABASE_URL, or the embedded server. With `migrate`, the
- * schema is brought up to date before the connections open, so no request ever meets an
- * old schema; the token CLI does not migrate, since in a host application the schema is
- * the host's to migrate.
- */
+/** TypeORM over DATABASE_URL or the embedded server; `migrate` first (not for the token CLI: a host migrates). */
 export function databaseConnection({
   migrate,
   schema,
@@ -56,10 +48,7 @@ export function databaseConnection({
   });
 }
 
-/**
- * The service's database: migrated and connected once the process listens, and for as long
- * as that takes (DatabaseStartup), so that a replica starts during a database outage.
- */
+/** The service's database, connected once the process listens (DatabaseStartup). */
 @Module({
   imports: [
     databaseConnection({ migrate: true, later: true }),

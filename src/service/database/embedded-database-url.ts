@@ -8,10 +8,7 @@ export function embeddedPasswordFile(dataDir: string): string {
   return join(dataDir, 'postgres-password');
 }
 
-/**
- * The connection URL of an embedded cluster: the service's own, and what plant-store/testing
- * hands a suite that wants to look in the database.
- */
+/** An embedded cluster's connection URL, the service's and plant-store/testing's. */
 export function embeddedDatabaseUrl(
   password: string,
   port: number,

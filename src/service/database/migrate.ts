@@ -4,9 +4,7 @@ import { AppConfigModule } from '../config/config.module.js';
 import { validateEnvironment } from '../config/environment.js';
 import { databaseConnection } from './database.module.js';
 
-// The database half of the app: booting it applies pending migrations (under the lock), at
-// once: not in the background as the service does (DatabaseStartup), which would let a Job
-// succeed without migrating, or give up on a database that is not there yet.
+// Migrates at boot, at once (not in the background as the service does), so a Job cannot succeed without it.
 @Module({ imports: [databaseConnection({ migrate: true })] })
 class MigrationModule {}
 

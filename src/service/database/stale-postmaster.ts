@@ -42,11 +42,8 @@ export async function recordPostmasterOwner(dataDir: string): Promise<void> {
 }
 
 /**
- * A postmaster still running in the cluster while the process that started it is gone
- * (SIGKILLed, or a runner killed with it) is stale: it holds the port and answers with
- * the old run's data. It gets a fast shutdown (SIGINT) and this waits for it to exit.
- * Returns what was done, in a sentence to log, or undefined when nothing was stale (no
- * postmaster, or one whose owner still runs: `npm run token` beside the service).
+ * Stops a postmaster whose starter is gone (it holds the port and old data) and waits;
+ * returns a sentence to log, or undefined when nothing was stale.
  */
 export async function stopStalePostmaster(
   dataDir: string,

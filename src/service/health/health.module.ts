@@ -4,12 +4,7 @@ import { DatabaseModule } from '../database/database.module.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { HealthController } from './health.controller.js';
 
-/**
- * The service's probes. Readiness asks DatabaseStartup (started?) and the application's
- * TokenVerifier; GET /health also asks WriteCircuit (can the database commit?). forRoot
- * takes the very AuthModule the application imports (the same dynamic module object,
- * which Nest builds once): a second one would hold a second token store.
- */
+/** The probes; forRoot takes the application's own AuthModule, so there is one token store. */
 @Module({})
 export class HealthModule {
   static forRoot(authModule: DynamicModule): DynamicModule {

@@ -10,12 +10,7 @@ const STATUS_BY_PARSER_ERROR: Readonly<Record<string, number>> = {
   ERR_HTTP_REQUEST_TIMEOUT: HttpStatus.REQUEST_TIMEOUT,
 };
 
-/**
- * Requests Node's HTTP parser rejects (a broken request line or body, headers too large, a
- * request too slow) never reach the HTTP adapter. Node's default answer has no body and
- * resets a client still sending; this one gives them the same Error body as every other
- * failure, then closes the connection with a lingering close.
- */
+/** Requests Node's parser rejects get the same Error body as any failure, then a lingering close. */
 export function answerClientError(
   error: NodeJS.ErrnoException,
   socket: Socket,

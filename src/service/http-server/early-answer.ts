@@ -5,13 +5,8 @@ import { lingerAfterEarlyAnswer, lingerIfClosed } from './lingering-close.js';
 const { declaredLength, declaresBody } = forTheService;
 
 /**
- * The rule for an answer sent before its request's body has arrived (401, 413, 415, a
- * refusal...), put on every request that declares a body, whichever step answers it:
- * - a body declared and small (at most `smallBodyBytes`) is read and dropped, and the
- *   connection carries the client's next request: a reconnect would cost more;
- * - any other (chunked, larger, or awaiting `100 Continue`, which may never come) closes
- *   the connection with a lingering close (lingering-close.ts), so that the client reads
- *   its answer, and a client declaring a gigabyte, or trickling one, cannot hold it.
+ * For an answer sent before the body arrived: a small declared body is read and dropped and
+ * the connection kept; any other closes with a lingering close (lingering-close.ts).
  */
 export function earlyAnswerRule(
   smallBodyBytes: number,

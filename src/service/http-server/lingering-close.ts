@@ -2,11 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 
-/**
- * The bounds of a lingering close, the same for every early answer. Not settings: they
- * only decide how long a client that ignores `Connection: close` is tolerated, and 5 s
- * is a hundred round trips on the slowest network a client of this service is on.
- */
+/** Not settings: only how long a client ignoring `Connection: close` is tolerated. */
 export const LINGER_BOUNDS = {
   /** Longest a connection lingers after its answer, whatever the client does. */
   timeMs: 5_000,
@@ -26,41 +22,23 @@ export function isLingering(socket: Socket): boolean {
 }
 
 /**
- * Closes a connection whose client may still be sending, after an answer already written
- * on it (RFC 9112, 9.6; nginx's lingering close). Closing at once with bytes unread makes
- * the kernel send a reset, and a reset can discard the answer from the client's receive
- * buffer before the client reads it (issue 40). Instead the server half-closes, so the
- * client reads the answer and then the end of the stream, and keeps reading and dropping
- * what still arrives on `incoming` until the first of:
- * - the client closes its side, or the request it was sending ends: nothing is left unread;
- * - nothing arrives for LINGER_BOUNDS.idleMs, or LINGER_BOUNDS.timeMs have passed.
- * Past LINGER_BOUNDS.bytes nothing more is read, so a client declaring a gigabyte costs
- * neither bandwidth nor CPU while its time runs out.
- *
- * `incoming` is what carries the client's bytes when no parser reads them (a connection
- * refused before parsing). Without one (a parser that failed reads nothing more) only the
- * time bounds apply.
+ * Closes a connection whose client may still be sending, after its answer (RFC 9112, 9.6): a
+ * close with bytes unread sends a reset that can discard the answer (issue 40). Half-closes,
+ * then reads and drops `incoming` until the client closes or LINGER_BOUNDS run out.
  */
 export function lingeringClose(socket: Socket, incoming?: Readable): void {
   if (incoming !== undefined) dropUpTo(incoming);
   closeAfterLinger(socket, incoming);
 }
 
-/**
- * For an answer about to be written before its request's body arrived, on a connection
- * that closes after it: the body is read and dropped from now on (before Node's server
- * would drain it without a bound), and the close lingers as lingeringClose's does.
- */
+/** An early answer on a closing connection: drop the body from now on, and linger. */
 export function lingerAfterEarlyAnswer(request: IncomingMessage): void {
   dropUpTo(request);
   (request.socket as LingeringSocket)[LINGERING] = 'answered';
   lingerIfClosed(request);
 }
 
-/**
- * Should Node's server close the connection after this request's answer (the answer says
- * `Connection: close`), the close lingers until the request has arrived, within the bounds.
- */
+/** Should Node close the connection after this answer, the close lingers until the request has arrived. */
 export function lingerIfClosed(request: IncomingMessage): void {
   const socket = request.socket;
   // Node's server ends a `Connection: close` answer with its socket's destroySoon, when

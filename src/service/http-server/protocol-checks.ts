@@ -28,11 +28,7 @@ const ROUTABLE_METHODS: ReadonlySet<string> = new Set(
 );
 const UNKNOWN_METHOD = ErrorAnswer.forStatus(HttpStatus.NOT_IMPLEMENTED);
 
-/**
- * The checks Node would make itself before a request reaches the adapter, made here so that
- * their answers carry the Error body (Node's own have none; the server is created with
- * requireHostHeader: false for this). The front door (front-door.ts) calls them.
- */
+/** Node's own Host check, made by the front door so the answer carries the Error body. */
 export function refuseWithoutHost(
   request: IncomingMessage,
   response: ServerResponse,
@@ -42,10 +38,7 @@ export function refuseWithoutHost(
   return true;
 }
 
-/**
- * `Expect: 100-continue` is taken like any request, `100 Continue` sent only once the body
- * is about to be read (expect-continue.ts, holdContinue); any other expectation gets 417.
- */
+/** `Expect: 100-continue` is held (holdContinue); any other expectation gets 417. */
 export function refuseExpectation(
   request: IncomingMessage,
   response: ServerResponse,
@@ -54,11 +47,7 @@ export function refuseExpectation(
   UNSUPPORTED_EXPECTATION.writeTo(response);
 }
 
-/**
- * A method Node parses but no Nest route can have (TRACE, CONNECT, PURGE...) is one this
- * service supports on no path: 501 (RFC 9110, 15.6.2), with the Error body. A method Nest
- * routes but a path does not serve is that path's 405, from its controller.
- */
+/** A method no Nest route can have (TRACE, CONNECT...): 501 with the Error body (RFC 9110, 15.6.2). */
 export function refuseUnknownMethod(
   request: IncomingMessage,
   response: ServerResponse,

@@ -10,11 +10,7 @@ export function isReadMethod(method: string | undefined): boolean {
   return READ_METHODS.includes(method ?? '');
 }
 
-/**
- * For a path served outside Nest's routing (the metrics port, Swagger's routes): a method
- * other than GET or HEAD is answered 405 with Allow (RFC 9110, 15.5.6), as on the service's
- * own routes. True when it answered.
- */
+/** Outside Nest's routing: 405 with Allow for anything but GET or HEAD; true when it answered. */
 export function refusedOtherThanRead(
   request: IncomingMessage,
   response: ServerResponse,

@@ -1,21 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
 
-/**
- * helmet's defaults, but for upgrade-insecure-requests: an API on plain HTTP behind a TLS
- * proxy, whose Swagger UI on http://localhost that directive would break.
- */
+/** helmet's defaults without upgrade-insecure-requests, which breaks Swagger UI on plain http. */
 export const SECURITY_HEADERS: HelmetOptions = {
   contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
 };
 
 /**
- * The headers helmet's own middleware sets for SECURITY_HEADERS, by name: worked out once,
- * by that middleware, for the front door to set on every answer. None of them depends on
- * the request (no CSP nonce is configured), and the one header helmet removes,
- * X-Powered-By, is never set by Fastify and is turned off on Express (express-door.ts).
- * Why not the middleware per request: its chain of twelve middlewares was a few percent of
- * a create's CPU (bench/RESULTS.md, issue 32).
+ * helmet's headers, worked out once by its own middleware, for the front door to set on
+ * every answer (none depends on the request), instead of its middleware chain per request
+ * (bench/RESULTS.md#2026-11-26-issue-32-the-last-levers-a-convoy-broken-middie-gone-and-the-overload-margin).
  */
 export function securityHeaderValues(): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};

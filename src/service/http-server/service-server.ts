@@ -12,16 +12,8 @@ export type ServerSettings = Pick<
 >;
 
 /**
- * The service's HTTP server, with no listener: the front door (front-door.ts) puts every
- * one on it. Its timeouts are set on purpose:
- * - headersTimeout: a client that trickles its headers (slow loris) is cut off;
- * - requestTimeout: the whole request must arrive in time;
- * - keepAliveTimeout: longer than the 60 s idle timeout of common load balancers, so the
- *   balancer, not this server, closes idle connections (no reset on a reused socket).
- * Node checks these every connectionsCheckingInterval (30 s by default): a second here makes
- * the bounds hold to the second, and only the constructor takes that interval. The Host and
- * Expect checks Node would answer without a body are the front door's, with the Error body
- * (requireHostHeader: false).
+ * The service's HTTP server with no listener (the front door adds them): a slow-loris headers
+ * timeout, a request timeout, and keep-alive past load balancers' 60 s, checked every second.
  */
 export function createServiceServer(settings: ServerSettings): Server {
   const server = createServer({
@@ -36,10 +28,7 @@ export function createServiceServer(settings: ServerSettings): Server {
   return server;
 }
 
-/**
- * Nest's listen(port, hostname?, callback?) as Node's listen options, with the configured
- * accept queue, and the callback.
- */
+/** Nest's listen(port, hostname?, callback?) as Node's listen options, with the backlog. */
 export function listenArguments(
   settings: ServerSettings,
   port: string | number,

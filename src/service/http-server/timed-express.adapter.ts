@@ -18,11 +18,7 @@ type RequestHandler = (
 /** Given the path of a POST route Nest registers, a handler to run first on it, if any. */
 export type PostRouteHook = (path: string) => RequestHandler | undefined;
 
-/**
- * Express on the service's server (service-server.ts). Nest creates the server in
- * initHttpServer, with Express as its request listener; here it has none: the front door
- * (front-door.ts) puts Express's handler last, behind the service's own steps.
- */
+/** Express on the service's server, its handler put last by the front door. */
 export class TimedExpressAdapter extends ExpressAdapter {
   private postRouteHook: PostRouteHook = () => undefined;
   private readonly listenChecks: (() => void)[] = [];
@@ -36,10 +32,7 @@ export class TimedExpressAdapter extends ExpressAdapter {
     this.setHttpServer(createServiceServer(this.settings));
   }
 
-  /**
-   * As Fastify's onRoute hook: `hook` is asked of every POST route Nest registers, and the
-   * handler it returns runs first on that route alone, ahead of Nest's guards.
-   */
+  /** As Fastify's onRoute hook: `hook`'s handler runs first on each POST route, before guards. */
   onPostRoute(hook: PostRouteHook): void {
     this.postRouteHook = hook;
   }

@@ -9,13 +9,9 @@ import {
 } from './service-server.js';
 
 /**
- * Fastify on the service's server (service-server.ts), handed over by Fastify's
- * serverFactory. Given a server, Fastify sets none of its own timeouts on it and adds no
- * request listener: it hands over its request handler, which the front door (front-door.ts)
- * puts last, behind the service's own steps.
- *
- * Routing as Express does it by default, which the service's clients have met since its
- * start: paths match whatever their case, and with or without a trailing slash.
+ * Fastify on the service's server (serverFactory: no timeouts or listener of its own), its
+ * handler put last by the front door. Routes match case-insensitively, with or without a
+ * trailing slash, as Express does.
  */
 export class TimedFastifyAdapter extends FastifyAdapter {
   private readonly handler: RequestListener;

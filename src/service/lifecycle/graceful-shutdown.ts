@@ -16,11 +16,8 @@ export interface DrainTimes {
 }
 
 /**
- * Stops the HTTP side in the order a load balancer expects: readiness fails at once, the
- * replica keeps accepting and serving for the delay (the balancer learns of the 503 only at
- * its next health check), then the listener closes (no new connections), idle keep-alive
- * connections close, in-flight requests finish (each answered with `Connection: close`)
- * within the timeout, and only then does the caller close the pool and the database.
+ * Stops the HTTP side as a balancer expects: readiness fails, serving goes on for the delay,
+ * the listener and idle connections close, in-flight requests finish within the timeout.
  */
 @Injectable()
 export class GracefulShutdown {
@@ -33,11 +30,7 @@ export class GracefulShutdown {
     private readonly state: ShutdownState,
   ) {}
 
-  /**
-   * Every request, before anything else sees it (the front door calls this first): it is
-   * in flight until its response closes, and once the drain has begun its answer says
-   * `Connection: close`.
-   */
+  /** Every request, first: in flight until its response closes; `Connection: close` once draining. */
   track(response: ServerResponse): void {
     this.inFlight.add(response);
     if (this.state.isShuttingDown) response.setHeader('Connection', 'close');

@@ -7,16 +7,8 @@ interface Entry {
 }
 
 /**
- * The responses not yet closed, for the drain to mark `Connection: close`.
- *
- * Not a Set, on purpose. A Set that gains and loses an entry per request rebuilds its
- * table every few requests, and V8 links each table it replaced to the new one (for live
- * iterators). Once one table of that chain reaches the old generation, scavenges keep every
- * later table alive through it, and with them every response in flight when each table was
- * built, until the next full collection: under steady load the service promoted about
- * 0.8 MB per scavenge, ran a full collection every 2 s, and its open-loop p99 was 3 to 4
- * times what it is without (bench/RESULTS.md, phase 7). An array that swaps the last entry
- * into a removed one's place holds only what is in flight, and forgets it on removal.
+ * The responses not yet closed, for the drain. Not a Set: V8 chains a Set's rebuilt tables,
+ * which kept requests alive through scavenges (docs/performance.md#what-bought-the-most-and-where-it-is-measured).
  */
 export class InFlightResponses {
   private readonly entries: Entry[] = [];

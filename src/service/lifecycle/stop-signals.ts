@@ -1,10 +1,6 @@
 import { Logger } from '@nestjs/common';
 
-/**
- * One Ctrl+C reaches the service several times within milliseconds: from the terminal
- * (the whole foreground process group) and again from `npm` and `nest start`, which pass
- * it on. A person's second press comes later than this.
- */
+/** One Ctrl+C arrives several times (terminal, npm, nest start); a second press comes later. */
 const SECOND_PRESS_AFTER_MS = 1_000;
 
 export interface StopHandlers {
@@ -15,11 +11,8 @@ export interface StopHandlers {
 }
 
 /**
- * Listens to SIGTERM and SIGINT for the life of the process. Not `process.once`: a repeated
- * signal would then meet Node's default action and kill the process mid-drain, cutting
- * in-flight requests and leaving the embedded PostgreSQL running. A repeated SIGTERM (a
- * process manager or a person insisting) changes nothing; a SIGINT pressed again at least
- * a second after the first calls `hurry`. Returns what takes the listeners off.
+ * SIGTERM and SIGINT for the life of the process (not `once`: a repeat would kill it
+ * mid-drain). A SIGINT again after a second calls `hurry`. Returns the unsubscriber.
  */
 export function handleStopSignals(handlers: StopHandlers): () => void {
   const logger = new Logger('Signals');

@@ -15,22 +15,16 @@ type RequestListener = (
   response: ServerResponse,
 ) => void;
 
-// Paths kept at most: the route has one, a few more spellings of it (case, a trailing
-// slash) at worst; never one per client.
+// A few spellings of the one route (case, trailing slash) at most; never one per client.
 const MAX_ROUTE_PATHS = 16;
 
-/**
- * A request's path as the service's routing matches it (Express's defaults, which
- * TimedFastifyAdapter keeps): without the query string, case folded, a trailing slash
- * dropped.
- */
+/** A request's path as the routing matches it: no query string, case folded, no trailing slash. */
 export function routePathOf(request: IncomingMessage): string {
   const path = (request.url ?? '').split('?')[0].toLowerCase();
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-// Set on a request once admitted: one admitted in front of the adapter (inFrontOf) still meets
-// the route's hook (atRoute).
+// Set once admitted: one admitted in front of the adapter still meets the route's hook.
 const admitted = Symbol('admitted');
 type AdmittedRequest = IncomingMessage & { [admitted]?: true };
 
@@ -39,26 +33,15 @@ interface WaitingCreate {
   request: IncomingMessage;
   response: ServerResponse;
   handOn: Next;
-  /**
-   * Epoch ms it arrived: one that has waited CREATE_WAITING_TIMEOUT_MS when its turn comes
-   * is refused instead.
-   */
+  /** Epoch ms it arrived, for CREATE_WAITING_TIMEOUT_MS. */
   since: number;
 }
 
 /**
- * Load shedding for POST /plants, decided before any other work. Past its capacity the main
- * thread is the limit, and every create taken makes all the others later: so at most
- * CREATE_CONCURRENCY_LIMIT creates are worked on at once, up to CREATE_WAITING_LIMIT more
- * wait their turn in arrival order, before any work (a burst that size is taken, not
- * refused), and past both, or while the insert queue is overloaded
- * (PlantsService.isOverloaded), a create is answered 503 with Retry-After at once. A refusal
- * must cost a small fraction of a create, or refusing would itself eat the capacity: the
- * connection is kept when the body is small enough to discard. Other methods and routes are never
- * refused nor held. Refusals in front of the adapter never reach the request log or metrics (only
- * one at the route's hook, at a path not yet learned, would), so they are counted here
- * (plants_shed_total, by the bound met). Measured:
- * bench/RESULTS.md#2026-11-22-phase-7b-128-creates-worked-on-at-once-128-more-waiting-their-turn-before-any-work
+ * Load shedding for POST /plants, before any other work: CREATE_CONCURRENCY_LIMIT at once,
+ * CREATE_WAITING_LIMIT more waiting in order, past both (or an overloaded insert queue) a 503
+ * at once. Refusals are counted here: most never reach the request log
+ * (docs/performance.md#creates-worked-on-at-once).
  */
 @Injectable()
 export class CreateAdmission {
@@ -85,11 +68,7 @@ export class CreateAdmission {
     );
   }
 
-  /**
-   * As the first hook of the create's route (the front door puts it on the route wherever
-   * Nest mounted it, a global prefix included), before any guard: each path it meets is
-   * learned for inFrontOf.
-   */
+  /** The first hook of the create's route, before any guard; learns its paths for inFrontOf. */
   atRoute(
     request: AdmittedRequest,
     response: ServerResponse,
@@ -104,13 +83,7 @@ export class CreateAdmission {
     this.admit(request, response, next);
   }
 
-  /**
-   * The same decision in front of the adapter, for the paths the route was met at (the front
-   * door, front-door.ts, puts it on the service's server): a refusal there skips its routing and
-   * hooks, which cost about as much again as the refusal itself under overload, where
-   * thousands are refused a second. A path not yet learned goes through to atRoute(). Measured:
-   * bench/RESULTS.md#2026-11-23-issue-19-the-modules-as-a-library-before-and-after-and-the-standard-body-parser
-   */
+  /** The same decision in front of the adapter, for learned paths: a refusal there skips routing. */
   inFrontOf(listener: RequestListener): RequestListener {
     return (request, response) => {
       if (

@@ -7,11 +7,7 @@ import { PlantRoutes } from '../../lib/index.js';
 import type { TimedExpressAdapter } from '../http-server/timed-express.adapter.js';
 import { CreateAdmission } from './create-admission.js';
 
-/**
- * The path Nest mounts the create at: the global prefix, if any, then the path of the
- * controller PlantsModule registered for it (its `path` option). Read when Nest registers
- * its routes, once the prefix is set.
- */
+/** Where Nest mounts the create: global prefix, then the PlantsModule controller's path. */
 function createPathOf(app: INestApplication): string {
   const prefix = app.get(ApplicationConfig).getGlobalPrefix();
   const controllerPath = Reflect.getMetadata(
@@ -25,14 +21,9 @@ function createPathOf(app: INestApplication): string {
 }
 
 /**
- * Puts CreateAdmission.atRoute on the create's route as a Fastify route hook, wherever Nest
- * mounts it: it runs after the hooks every request passes and before Nest's guards, for
- * that route alone, however its path is spelled (Fastify has matched it). Why not a Nest
- * route middleware (`consumer.apply().forRoutes()`), as it was: on Fastify that mounts
- * @fastify/middie, which then copies ten of Fastify's request properties (the query, the
- * addresses, the host) onto Node's request for every request, and matches every path
- * against the middleware's: 8% of a create's CPU (bench/RESULTS.md, issue 32). A start
- * where no route is the create stops, rather than serve without load shedding.
+ * CreateAdmission.atRoute as a Fastify route hook on the create alone, before guards; not a
+ * Nest middleware, which mounts @fastify/middie
+ * (docs/performance.md#what-bought-the-most-and-where-it-is-measured). Stops the start if no route is the create.
  */
 export function shedAtFastifyRoute(
   app: INestApplication,
@@ -63,11 +54,7 @@ function noCreateRoute(app: INestApplication): Error {
   );
 }
 
-/**
- * On Express: CreateAdmission.atRoute as the create route's first handler, wherever Nest
- * mounts it, for that route alone (no middleware every request passes), however its path
- * is spelled (Express has matched it). A start where no route is the create stops.
- */
+/** On Express: CreateAdmission.atRoute as the create route's first handler; stops the start if none. */
 export function shedAtExpressRoute(
   app: INestApplication,
   express: TimedExpressAdapter,

@@ -58,15 +58,7 @@ function pathOf(url: string | undefined): string {
   return (url ?? '').split('?')[0];
 }
 
-/**
- * Standard output for JSON lines: pino's destination (sonic-boom), without blocking, in its
- * buffer mode, each line handed over as its UTF-8 bytes. In its text mode sonic-boom
- * appends each line to the pending batch with `+=` and then measures the batch with
- * `Buffer.byteLength`, which copies all of it into one flat string, line after line: 4 kB
- * allocated per request at 8 KB batches, the largest single site of a create's 60 kB
- * (bench/RESULTS.md, issue 23). In buffer mode it lists the lines and joins them once per
- * write.
- */
+/** Standard output for JSON lines: sonic-boom without blocking, in buffer mode (docs/performance.md#what-bought-the-most-and-where-it-is-measured). */
 function jsonLinesToStdout(): DestinationStream {
   const stdout = destination({
     dest: 1,
@@ -75,11 +67,7 @@ function jsonLinesToStdout(): DestinationStream {
     periodicFlush: LOG_FLUSH_INTERVAL_MS,
     contentMode: 'buffer',
   });
-  // pino flushes what is queued when the process exits. With nobody left to read standard
-  // output (the process that started the service killed) that write fails with EPIPE:
-  // sonic-boom 4 retried it every 100 ms for ever, and the service never exited (hence
-  // the override to sonic-boom 5 in package.json, which throws). The lines are lost either
-  // way; the exit must not be.
+  // The exit flush fails with EPIPE once nobody reads standard output: lose the lines, not the exit (sonic-boom 5).
   const flushSync = stdout.flushSync.bind(stdout);
   stdout.flushSync = () => {
     try {
@@ -102,9 +90,7 @@ export function loggerParams(env: Environment): Params {
     pinoHttp: {
       level: PINO_LEVELS[env.LOG_LEVEL],
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      // What a request or an answer is in any log line: never its headers. The serializers
-      // read the raw objects: pino-http (which builds nestjs-pino's root logger) would
-      // otherwise first copy each into pino's standard shape, every response header included.
+      // Never headers; serializers read the raw objects, not pino-http's copied standard shape.
       wrapSerializers: false,
       // trace_id and span_id on every line written inside a span, while an SDK runs.
       ...(tracingStarted() ? { mixin: traceIdsOfActiveSpan } : {}),
@@ -128,10 +114,8 @@ export function loggerParams(env: Environment): Params {
         : {}),
     },
   };
-  // JSON lines go out without blocking the event loop, gathered into writes of at least
-  // LOG_WRITE_BATCH_BYTES (a write per line cost 4% of the CPU under load: bench/RESULTS.md)
-  // and flushed at least every LOG_FLUSH_INTERVAL_MS when traffic is light; pino flushes
-  // what is queued when the process exits.
+  // JSON lines in batched, non-blocking writes, flushed on a timer and at exit
+  // (docs/performance.md#what-bought-the-most-and-where-it-is-measured).
   return pretty
     ? params
     : {
@@ -140,11 +124,7 @@ export function loggerParams(env: Environment): Params {
       };
 }
 
-/**
- * The service's logger, made before the application on the same settings: bootstrap.ts
- * installs it first, so that every line is written by it, those of a start that fails
- * before the application's own logger exists included (Nest's console format is not JSON).
- */
+/** The service's logger, installed first by bootstrap.ts so even a failed start logs JSON. */
 export function createLogger(env: Environment): LoggerService {
   const params = loggerParams(env);
   return new Logger(new PinoLogger(params), params);

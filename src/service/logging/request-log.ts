@@ -31,15 +31,9 @@ export function requestLogLevel(statusCode: number): RequestLogLevel {
 }
 
 /**
- * One JSON line per request, once its answer is sent or its client gone: the request (its
- * id, method and path, as the `req` serializer writes it), the status, the route template
- * and the milliseconds taken. The request id is also answered in X-Request-Id.
- *
- * Written here rather than by pino-http's middleware, which builds a child logger per
- * request and binds it to an async context around the rest of the chain: with it the
- * service spent a quarter more CPU per create for the same line (bench/RESULTS.md). Logs
- * made while a request is handled carry its id where it matters: the exception filter
- * names it in the line of every unexpected error.
+ * One JSON line per request once answered or abandoned (id, method, path, status, route,
+ * ms); the id is also answered in X-Request-Id. Not pino-http's per-request child logger
+ * (docs/performance.md#what-bought-the-most-and-where-it-is-measured).
  */
 @Injectable()
 export class RequestLog {

@@ -24,11 +24,7 @@ function camelCaseOf(method: string, path: string): string {
     .join('');
 }
 
-/**
- * A handler served at several paths (GET /health is /health/ready) appears once per path
- * with the same operationId, and generated clients then declare one name twice. The first
- * path keeps the id; each further one is named after its method and path (getHealth).
- */
+/** One operationId per path: further paths of a handler are named after method and path. */
 function makeOperationIdsUnique(document: OpenAPIObject): void {
   const seen = new Set<string>();
   for (const [path, operations] of Object.entries(document.paths)) {
@@ -86,11 +82,7 @@ const DOCUMENTATION_PATH = new RegExp(
   'i',
 );
 
-/**
- * Whether a request target is the documentation's (the documents, Swagger UI and its
- * assets): SwaggerModule serves them for GET only, and any other method there is 405 with
- * Allow (RFC 9110, 15.5.6), as on the service's own routes (the front door answers it).
- */
+/** Whether a target is the documentation's, served for GET only (other methods: 405 from the front door). */
 export function isDocumentationPath(url: string): boolean {
   return DOCUMENTATION_PATH.test(url);
 }

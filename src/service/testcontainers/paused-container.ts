@@ -1,10 +1,7 @@
 import { getContainerRuntimeClient } from 'testcontainers';
 import type { PausableDatabase } from '../testing/store-faults.js';
 
-/**
- * A database container held still by the container engine (its pause: the cgroup freezer),
- * as SIGSTOP holds an embedded one: connections stay open, nothing answers.
- */
+/** A database container paused by the engine (cgroup freezer): connections open, nothing answers. */
 export function pausedContainer(id: string): PausableDatabase {
   const container = async () =>
     (await getContainerRuntimeClient()).container.getById(id);

@@ -78,22 +78,14 @@ interface Stoppable {
   stop(): Promise<unknown>;
 }
 
-/**
- * The image built from docker/Dockerfile (docker/build-image.sh), started beside a
- * PostgreSQL container on a network of their own, as Testcontainers' modules are used:
- * `await new PlantStoreContainer(image).withPostgresImage(name).start()`.
- */
+/** The image of docker/Dockerfile beside a PostgreSQL container: `new PlantStoreContainer(image).start()`. */
 export class PlantStoreContainer {
   private postgresImage = DEFAULT_POSTGRES_IMAGE;
   private env: Record<string, string> = {};
 
   constructor(private readonly image = DEFAULT_IMAGE) {}
 
-  /**
-   * Another PostgreSQL image: a version of your own, or one built where no registry can
-   * supply Docker Hub's (it must read POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB,
-   * and have pg_isready).
-   */
+  /** Another PostgreSQL image; it must read POSTGRES_USER/PASSWORD/DB and have pg_isready. */
   withPostgresImage(image: string): this {
     this.postgresImage = image;
     return this;
@@ -120,9 +112,7 @@ export class PlantStoreContainer {
             .withDatabase(DATABASE)
             .withUsername(DATABASE)
             .withPassword(password)
-            // The module waits for the engine's health check, which podman runs only through
-            // systemd timers: where no systemd runs, it never turns healthy. The same check,
-            // run by Testcontainers itself, works on every engine.
+            // Not the engine's health check: podman runs it only through systemd timers.
             .withWaitStrategy(
               Wait.forAll([
                 Wait.forListeningPorts(),

@@ -1,7 +1,5 @@
-// The keeper of one store's PostgreSQL: a process of its own (started by startPlantStore,
-// detached), so that whatever ends the test runner, SIGKILL included, the end of its
-// standard input lets the keeper stop the database and remove the store's folder once the
-// service it serves has gone.
+// One store's PostgreSQL keeper, a detached process: when its stdin ends (the runner gone,
+// even by SIGKILL) it stops the database and removes the folder once the service has gone.
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,4 @@
-// A free TCP port: for plant-store/testing, and for this project's tests and benchmark
-// through test-kit/free-port.mjs. Only erasable TypeScript and Node's own modules, so that
-// Node runs this file as it is (the .mjs benchmark imports it unbuilt).
+// A free TCP port, also for test-kit/free-port.mjs: erasable TypeScript only, so Node runs it unbuilt.
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 
@@ -9,13 +7,7 @@ const EPHEMERAL_DEFAULT = { first: 32_768, last: 60_999 };
 const LOWEST = 10_000;
 const handedOut = new Set<number>();
 
-/**
- * The ports the kernel gives to outgoing connections. A port handed out from among them
- * (what listen(0) does) may be taken by any client's connection between our check and
- * its server's bind, or while that server restarts (a PostgreSQL killed by a scenario):
- * "Address already in use" on a busy machine. Below that range only a listener that asks
- * for the port by number can take it.
- */
+/** The kernel's ephemeral ports: one from there may be taken by an outgoing connection before the bind. */
 async function ephemeralRange(): Promise<{ first: number; last: number }> {
   const text = await readFile(
     '/proc/sys/net/ipv4/ip_local_port_range',
@@ -35,11 +27,7 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/**
- * A TCP port free a moment ago on the loopback interface, below the ephemeral range (so
- * that no outgoing connection takes it), chosen at random so that concurrent test
- * processes rarely pick the same one, and never twice by this process.
- */
+/** A loopback port free a moment ago, below the ephemeral range, random, never twice in a process. */
 export async function freePort(): Promise<number> {
   const { first } = await ephemeralRange();
   const span = first - LOWEST;

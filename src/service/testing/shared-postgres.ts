@@ -19,11 +19,7 @@ export interface SharedPostgres {
   stop(): Promise<void>;
 }
 
-/**
- * One PostgreSQL for a whole run, from a global setup: each store started on it gets a
- * database of its own, and no server of its own to start. Kept, as a store's is, by a keeper
- * that stops it when the process that started it ends.
- */
+/** One PostgreSQL for a whole run (a global setup), a database per store, stopped by a keeper. */
 export async function startSharedPostgres(
   options: { cacheDir?: string } = {},
 ): Promise<SharedPostgres> {

@@ -44,11 +44,7 @@ async function remove(folder: string): Promise<void> {
   await rm(folder, { recursive: true, force: true });
 }
 
-/**
- * What runs killed outright left (a keeper killed with its runner, SIGKILL to a process
- * group): store folders whose keeper is gone, with the PostgreSQL still running in them, and
- * templates whose builder is gone. Called by each start; what is in use is never touched.
- */
+/** Removes what killed runs left (store folders and templates whose owner is gone); never what is in use. */
 export async function removeStaleStores(cacheDir: string): Promise<void> {
   const stores = (await readdir(tmpdir()).catch(() => []))
     .filter((name) => name.startsWith(STORE_PREFIX))

@@ -30,10 +30,7 @@ import {
 import { TEST_INSTANCE_SETTINGS, testInstanceToken } from './test-instance.js';
 
 export interface PlantStoreOptions {
-  /**
-   * Settings of the service (docs/configuration.md), over the ones this sets: a test's own
-   * `AUTH_FAILURE_LIMIT`, say. Nothing of the caller's process.env reaches the service.
-   */
+  /** Service settings (docs/configuration.md) over the ones this sets; the caller's env never reaches it. */
   env?: Record<string, string>;
   /** An external PostgreSQL (its database name must be the suite's to lose); unset: embedded. */
   databaseUrl?: string;
@@ -146,10 +143,7 @@ interface ServiceStart {
   onSpawn?: (pid: number) => void;
 }
 
-/**
- * The service with its V8 flags on the command line (main.ts would otherwise start over
- * with them) and Node's compile cache in the cache folder: what its start costs besides.
- */
+/** The service with its V8 flags on the command line, Node's compile cache in the cache folder. */
 async function startService(
   options: PlantStoreOptions,
   start: ServiceStart,
@@ -187,8 +181,7 @@ async function startService(
   };
   child.stdout?.on('data', onOutput);
   child.stderr?.on('data', onOutput);
-  // A runner that forgets stop() is not held open by the service: its exit closes the
-  // pipe, and the service stops itself.
+  // A runner that forgets stop(): its exit closes the pipe, and the service stops itself.
   child.unref();
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as unknown as { unref?: () => void } | null)?.unref?.();
@@ -248,8 +241,7 @@ async function startEmbedded(
       databaseUrl,
       cacheDir,
       database: keeper.ready,
-      // From the start: a runner gone mid-start leaves the keeper to wait for the service,
-      // and to kill it past a deadline, before the database goes.
+      // From the start: a runner gone mid-start leaves the keeper to kill the service first.
       onSpawn: (pid) => keeper.watch(pid),
     });
     const faults = new DatabaseFaults(embeddedDatabase(dataDir));
@@ -332,11 +324,9 @@ function storeOf(
 }
 
 /**
- * Starts the built service (this package's dist/service/main.js) for a test run: on its own
- * PostgreSQL, copied from a template cluster kept in the cache folder (or on `databaseUrl`),
- * on free ports below the ephemeral range, with a token of its own, and resolves once this
- * very instance is ready. Made for a Vitest or Jest globalSetup, or one store per worker:
- * docs/testing-against-plant-store.md.
+ * Starts the built service for a test run, on its own PostgreSQL (or `databaseUrl`) and free
+ * ports, with a token of its own; resolves once this instance is ready
+ * (docs/testing-against-plant-store.md).
  */
 export async function startPlantStore(
   options: PlantStoreOptions = {},

@@ -11,10 +11,7 @@ async function onServer(serverUrl: string, statement: string): Promise<void> {
   }
 }
 
-/**
- * A store's own database on a shared server (startSharedPostgres): made empty, the service
- * migrates it at boot; dropped, with whatever is still connected, when the store stops.
- */
+/** A store's own database on a shared server: created empty, dropped with its connections at stop. */
 export async function createStoreDatabase(
   serverUrl: string,
 ): Promise<{ url: string; drop(): Promise<void> }> {

@@ -9,11 +9,7 @@ export interface DatabaseOutage {
 }
 
 export interface StoreFaults {
-  /**
-   * Stops the store's PostgreSQL from answering for `ms`: resolved once it is stopped.
-   * Connections stay open and nothing answers them, as with a hung database or a network
-   * partition; the service finds out through its own timeouts.
-   */
+  /** Stops the store's PostgreSQL from answering for `ms`, connections left open, as a hung database. */
   databaseDown(ms: number): Promise<DatabaseOutage>;
 }
 

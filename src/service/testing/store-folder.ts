@@ -2,11 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CLUSTER_FOLDER } from './template-cluster.js';
 
-/**
- * A store's folder (plant-store-test-* in the system's temporary directory): its cluster,
- * copied from the template, and the pid of the keeper that owns it, which lets the next
- * run tell a folder whose keeper was killed from one in use.
- */
+/** A store's folder in the temporary directory: its cluster and its keeper's pid. */
 export const STORE_PREFIX = 'plant-store-test-';
 export const KEEPER_PID_FILE = 'keeper.pid';
 

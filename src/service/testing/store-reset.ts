@@ -1,9 +1,6 @@
 import pg from 'pg';
 
-/**
- * The test's own connection to a store's database, for reset(): one client, opened at the
- * first reset, that lets the runner exit when idle (a suite that forgets stop()).
- */
+/** The test's own connection for reset(), opened at first use, not holding the runner open. */
 export class StoreConnection {
   private readonly pool: pg.Pool;
 
@@ -18,11 +15,7 @@ export class StoreConnection {
     this.pool.on('error', () => {});
   }
 
-  /**
-   * Empties the plants. TRUNCATE, not DELETE: it takes the table's lock, so it waits for
-   * creates in flight and leaves no row of theirs behind, and costs the same however many
-   * rows there were.
-   */
+  /** Empties the plants: TRUNCATE waits for creates in flight and leaves none of their rows. */
   async reset(): Promise<void> {
     await this.pool.query('TRUNCATE plants');
   }

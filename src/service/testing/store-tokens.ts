@@ -14,11 +14,7 @@ export interface StoreTokens {
   revoke(token: string): Promise<void>;
 }
 
-/**
- * Managed tokens through the token store the service keeps current (api_tokens, and
- * PostgreSQL's notifications), made and revoked by the package's ApiTokensService as
- * `npm run token` makes them. The tokens stay in this process's memory, never in a message.
- */
+/** Managed tokens made and revoked by the package's ApiTokensService, as `npm run token` does. */
 export class ManagedTokens implements StoreTokens {
   private service?: Promise<{ tokens: ApiTokensService; source: DataSource }>;
   private readonly names = new Map<string, string>();
@@ -59,9 +55,7 @@ export class ManagedTokens implements StoreTokens {
     source: DataSource;
   }> {
     this.service ??= (async () => {
-      // Imported when first used: TypeORM costs a suite that never asks nothing. The two
-      // files, not the package's front file: that would load the optional peers
-      // (@nestjs/event-emitter), which a host's Jest fails to resolve.
+      // Imported on first use, file by file: the front file loads optional peers a host's Jest cannot resolve.
       const [{ DataSource }, { ApiTokenEntity }, { ApiTokensService }] =
         await Promise.all([
           import('typeorm'),
@@ -82,10 +76,7 @@ export class ManagedTokens implements StoreTokens {
     return this.service;
   }
 
-  /**
-   * Asks the service until it agrees: a create with an empty body is refused 401 for a
-   * token it does not accept, and 400 (nothing written) past authentication.
-   */
+  /** Asks the service until it agrees: 401 for a token refused, 400 past authentication. */
   private async until(
     token: string,
     wanted: (accepted: boolean) => boolean,

@@ -18,13 +18,6 @@ import { OWNER_FILE } from '../database/stale-postmaster.js';
 import { freePort } from './free-port.js';
 import { isAlive } from './process-tree.js';
 
-/**
- * The cluster every store starts from: initdb and CREATE DATABASE done once per machine and
- * PostgreSQL version, kept stopped in the cache folder, and copied for each store (the
- * service brings the schema up to date at boot, so the template holds no schema of a
- * version). Copying it took a tenth of what initdb takes (docs/testing-against-plant-store.md).
- */
-
 /** Bumped when what a template holds changes: older ones are then left unused. */
 const TEMPLATE_FORMAT = 1;
 /** Beside the cluster (embedded-postgres.ts's layout): its folder and its password file. */
@@ -55,10 +48,7 @@ async function postgresVersion(): Promise<string> {
     .version;
 }
 
-/**
- * Makes the cache folder. As root PostgreSQL runs as `postgres`, which must pass through
- * it to build a template: others may traverse it, not list it.
- */
+/** Makes the cache folder, traversable by others (PostgreSQL runs as `postgres` under root). */
 export async function makeCacheDir(cacheDir: string): Promise<void> {
   await mkdir(cacheDir, { recursive: true, mode: 0o711 });
   if (userInfo().uid === 0) {
@@ -74,10 +64,7 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-/**
- * `cp -a`: PostgreSQL refuses a cluster it does not own, and as root the cluster belongs
- * to `postgres`, which Node's fs.cp would not keep.
- */
+/** `cp -a`: PostgreSQL needs to own the cluster, which Node's fs.cp would not keep under root. */
 export async function copyTree(from: string, to: string): Promise<void> {
   await run('cp', ['-a', from, to]);
 }
@@ -122,9 +109,8 @@ async function lockIsStale(lock: string): Promise<boolean> {
 }
 
 /**
- * The template's folder for this PostgreSQL, built first if this machine has none. One
- * process builds it (a lock folder) while the others starting at the same moment, four
- * workers of a first run, wait for it: one initdb where each would have made its own.
+ * The cluster every store copies (initdb once per machine and PostgreSQL version; docs/testing-against-plant-store.md),
+ * built first if missing, by one process while the others wait.
  */
 export async function templateCluster(cacheDir: string): Promise<string> {
   const template = join(

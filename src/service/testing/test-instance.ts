@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * What every instance started for a test run has, a process (plant-store/testing) or a
- * container (plant-store/testcontainers). A suite's requests all come from one address, so
- * the per-address limit on failed authentications (30 a minute) would turn its later 401
- * checks into 429s: the highest the setting allows (a suite that tests the 429 sets its
- * own). Nobody balances a test's service: no drain delay.
+ * What every test instance has: the highest failed-authentication limit (a suite's requests
+ * share one address) and no drain delay (nobody balances it).
  */
 export const TEST_INSTANCE_SETTINGS = {
   AUTH_FAILURE_LIMIT: '1000000',

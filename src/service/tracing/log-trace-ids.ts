@@ -1,10 +1,6 @@
 import { trace } from '@opentelemetry/api';
 
-/**
- * pino's mixin while an SDK runs: each line written inside a span carries its ids, under
- * the names OpenTelemetry's log data model gives them. A new object each time: pino
- * merges the line into it.
- */
+/** pino's mixin: a line inside a span carries its ids, as OpenTelemetry's log model names them; a new object each time. */
 export function traceIdsOfActiveSpan(): Record<string, string> {
   const span = trace.getActiveSpan();
   if (span === undefined) return {};

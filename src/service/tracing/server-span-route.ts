@@ -1,12 +1,7 @@
 import { type Span, trace } from '@opentelemetry/api';
 import { routeLabel } from '../../lib/http-request/route-label.js';
 
-/**
- * Gives the HTTP server span its route template, as the HTTP semantic conventions ask
- * (`http.route`, and the name `POST /plants`). Fastify knows the route when its onRequest
- * hook runs (the front door's); Express by the time the answer is sent (server-spans.ts).
- * Without an SDK, or in a request not sampled, there is no span, and nothing is done.
- */
+/** The server span's `http.route` and name (`POST /plants`), when there is a span. */
 export function routeServerSpan(
   span: Span | undefined,
   request: { method?: string },

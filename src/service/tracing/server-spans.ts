@@ -62,17 +62,9 @@ function answered(
 }
 
 /**
- * The server span of every request Node's HTTP server hands on, sampled first: an incoming
- * W3C `traceparent` is continued, and the sampler decides before anything else is done. A
- * request not sampled then costs a header read and the sampler's decision, nothing more:
- * no context, no attributes, no listener (measured: bench/RESULTS.md, issue 43), so the
- * package's spans and pg's, which join only a recorded trace, are not made either. A
- * sampled request runs in its span's context, its response bound to it (the request log's
- * line, written on 'close', carries its ids).
- *
- * Returns the undo (for a test). instrumentation-http does its work for every request, sampled or not, and binds every
- * request and response to a context even for those it is told to ignore: at 1% sampling most
- * of tracing's cost (bench/RESULTS.md, issue 43).
+ * The server span of every request, sampled first: an unsampled request costs a header read
+ * and a decision, unlike instrumentation-http
+ * (bench/RESULTS.md#2026-11-28-issue-43-what-tracing-costs-a-create). Returns the undo.
  */
 export function traceIncomingRequests(tracer: Tracer): () => void {
   // Node's own emit (or whatever patched it first), called with the server as `this`.

@@ -2,13 +2,7 @@ import { readTracingSettings } from '../config/tracing-settings.js';
 
 let stop: (() => Promise<void>) | undefined;
 
-/**
- * Starts OpenTelemetry's SDK when the environment asks for it, before the application is
- * loaded: instrumentations patch http and pg as they are first required, so main.ts calls
- * this ahead of importing bootstrap.js. With no tracing variable set the SDK is never
- * imported. A refused setting starts nothing here: validateEnvironment refuses it next,
- * with the other settings, and the start stops.
- */
+/** Starts the SDK, if asked, before the application loads: instrumentations patch http and pg at require. */
 export async function startTracing(
   env: Record<string, string | undefined>,
 ): Promise<void> {

@@ -31,10 +31,7 @@ import { traceIncomingRequests } from './server-spans.js';
 // default keeps 128 links).
 const LINKS_PER_SPAN = 512;
 
-/**
- * The package starts a batch span only for a statement that served a recorded create; as a
- * root span the ratio would drop most of them, and the create's link would lead nowhere.
- */
+/** Batch spans only for recorded creates: the ratio would drop most, and links would lead nowhere. */
 function withBatchesOfRecordedCreates(sampler: Sampler): Sampler {
   return {
     shouldSample: (...args) =>
@@ -70,11 +67,7 @@ function exporterFor({ exporter, protocol, endpoint }: TracingSettings) {
     : new OtlpProtobufExporter({ url: endpoint });
 }
 
-/**
- * OpenTelemetry's SDK for the service: W3C trace context in, the server span of each request
- * (server-spans.ts), pg's instrumentation, spans batched to the configured exporter.
- * Returns the stop that flushes what was recorded.
- */
+/** The service's SDK: W3C context, server spans, pg's instrumentation, batched export; returns the flushing stop. */
 export function startTracingSdk(
   settings: TracingSettings,
 ): () => Promise<void> {

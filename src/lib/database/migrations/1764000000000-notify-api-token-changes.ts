@@ -10,13 +10,8 @@ function objectsOf(queryRunner: QueryRunner) {
 }
 
 /**
- * Every change to api_tokens, by whatever writer, notifies channel api_tokens_changed
- * after it commits, so each replica's in-memory store (src/lib/auth/active-tokens.store.ts)
- * follows within milliseconds. The payload is the token's name, never its hash; an empty
- * payload asks for a full reload (TRUNCATE, or a name too long for a notification).
- * Channels are per database, not per schema: in a database holding the tables in several
- * schemas, each store also hears the others' names, and re-reading them from its own table
- * changes nothing.
+ * Every committed change to api_tokens notifies api_tokens_changed with the token's name
+ * (empty: reload all), for each replica's store (src/lib/managed-tokens/active-tokens.store.ts).
  */
 export class NotifyApiTokenChanges1764000000000 implements MigrationInterface {
   name = 'NotifyApiTokenChanges1764000000000';

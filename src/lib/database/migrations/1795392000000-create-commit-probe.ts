@@ -6,9 +6,7 @@ export class CreateCommitProbe1795392000000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const probe = schemaQualified(queryRunner.connection, 'commit_probe');
-    // One row, rewritten by WriteCircuit's probe: a commit that writes WAL, so that on a
-    // primary in synchronous mode it returns only once a standby has it (a transaction
-    // that writes no WAL commits without waiting, and SELECT 1 says nothing about commits).
+    // One row, rewritten by WriteCircuit's probe: a commit that writes WAL waits for a synchronous standby.
     await queryRunner.query(`
       CREATE TABLE ${probe} (
         id         smallint    PRIMARY KEY CHECK (id = 1),
