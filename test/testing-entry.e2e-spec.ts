@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { startNodeProcess } from '../test-kit/node-process.mjs';
 import { eventually } from './support/poll.js';
 import { processTree } from '../test-kit/process-tree.mjs';
-import { send } from './support/http.js';
+import { send, getOnNewConnection } from './support/http.js';
 import { alive } from './support/processes.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
@@ -120,7 +120,11 @@ describe('plant-store/testing: startPlantStore()', () => {
         );
       });
       const { url } = JSON.parse(line) as { url: string };
-      expect((await send(`${url}/health`)).status).toBe(200);
+      // Every worker ready, whichever a connection reaches (round robin among the workers).
+      for (let connection = 0; connection < 4; connection += 1)
+        expect(await getOnNewConnection(`${url}/health`)).toMatchObject({
+          status: 200,
+        });
       const run = processTree(parent.child.pid ?? 0).slice(1);
       // The service, the postmaster and its backends; or the primary and its two workers.
       expect(run.length).toBeGreaterThanOrEqual(3);

@@ -1,4 +1,6 @@
 // HTTP for the specs: a request and its whole answer, and the Error body every failure has.
+import { get } from 'node:http';
+
 export interface Answer {
   status: number;
   headers: Headers;
@@ -50,4 +52,23 @@ export function errorBody(
   message: unknown = expect.any(String),
 ): unknown {
   return { error: status, message };
+}
+
+/**
+ * A GET on a connection of its own: with node:cluster each new connection may reach
+ * another worker, where fetch's pool would keep asking the same one.
+ */
+export function getOnNewConnection(
+  url: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text }),
+      );
+    }).on('error', reject);
+  });
 }

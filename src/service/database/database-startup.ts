@@ -7,6 +7,7 @@ import {
   isDatabaseUnavailable,
   type WriteCircuit,
 } from '../../lib/index.js';
+import { DATABASE_STARTED_MESSAGE } from './database-started-message.js';
 import { runMigrations } from './migration-runner.js';
 
 const { listenForBrokenConnections, poolOf } = forTheService;
@@ -64,7 +65,7 @@ export class DatabaseStartup implements BeforeApplicationShutdown {
         await this.writeCircuit.refresh();
         this.done = true;
         this.logger.log(
-          `Database migrated and connected ${Date.now() - since} ms after the start` +
+          `${DATABASE_STARTED_MESSAGE} ${Date.now() - since} ms after the start` +
             (failures > 0
               ? `, after ${failures} attempt(s) the database could not answer`
               : ''),

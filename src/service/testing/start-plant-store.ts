@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { DATABASE_STARTED_MESSAGE } from '../database/database-started-message.js';
 import { embeddedDatabaseUrl } from '../database/embedded-database-url.js';
 import { SERVICE_V8_FLAGS } from '../v8-flags.js';
 import { KeeperProcess } from './database-keeper-process.js';
@@ -193,8 +194,12 @@ async function startService(
         error instanceof Error ? error : new Error(JSON.stringify(error))),
   );
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+  // Each WEB_CONCURRENCY worker listens before it is ready and answers for itself.
+  const processes = Number(options.env?.WEB_CONCURRENCY ?? 1);
+  const allStarted = (): boolean =>
+    output.split(DATABASE_STARTED_MESSAGE).length > processes;
   // Readiness of this instance: another one left on the port would answer 200 too.
-  while ((await readyInstance(url)) !== instanceId) {
+  while ((await readyInstance(url)) !== instanceId || !allStarted()) {
     if (
       !isRunning(child) ||
       databaseFailure !== undefined ||
