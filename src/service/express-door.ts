@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { RequestTiming } from './http-metrics/request-timing.js';
 import { shedAtExpressRoute } from './load-shedding/create-route.js';
-import { RequestLog } from './logging/request-log.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { OTHER_THAN_READ } from './http-server/read-only-path.js';
-import { atDoor, enableCors, type ServiceAdapter } from './service-adapter.js';
+import {
+  doorStep,
+  enableCors,
+  type ServiceAdapter,
+} from './service-adapter.js';
 import type { ServerSettings } from './http-server/service-server.js';
 import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
 
@@ -20,7 +22,7 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
         request: IncomingMessage,
         response: ServerResponse,
       ) => void,
-    openDoor(nestApp, { securityHeaders, corsOrigins }) {
+    openDoor(nestApp, settings) {
       const app = nestApp as NestExpressApplication;
       // 6. No body parser (createApp: bodyParser false); JsonBodyGuard reads the body after
       //    the bearer check. Every answer is a fresh result: an ETag's hash is work nobody
@@ -28,29 +30,20 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
       app.disable('x-powered-by');
       app.set('etag', false);
       // 6. CORS when CORS_ORIGINS is set (Nest's middleware, ahead of every one of ours).
-      enableCors(app, corsOrigins);
-      // 6, 8, 9. One middleware for every request: the security headers, then what atDoor
-      //    says. Plain Express middleware (Nest's app.use()), not a MiddlewareConsumer's,
-      //    which Express would match against a pattern per request.
-      const headers = new Map(Object.entries(securityHeaders));
-      const log = app.get(RequestLog);
-      const timing = app.get(RequestTiming);
+      enableCors(app, settings.corsOrigins);
+      // 6, 8, 9. One middleware for every request (doorStep). Plain Express middleware
+      //    (Nest's app.use()), not a MiddlewareConsumer's, which Express would match
+      //    against a pattern per request.
+      const step = doorStep(app, settings);
       app.use(
         (
           request: IncomingMessage,
           response: ServerResponse,
           next: () => void,
         ) => {
-          response.setHeaders(headers);
-          const path = atDoor(request.url ?? '', request.method);
-          if (path === 'followed') {
-            log.follow(request, response);
-            timing.follow(request, response);
-          } else if (path === 'refused') {
+          if (step(request, response) === 'refused')
             OTHER_THAN_READ.writeTo(response);
-            return;
-          }
-          next();
+          else next();
         },
       );
       // 7. The OpenAPI document and Swagger UI (Express routes of their own).

@@ -1,12 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
-import { RequestTiming } from './http-metrics/request-timing.js';
 import { shedAtFastifyRoute } from './load-shedding/create-route.js';
-import { RequestLog } from './logging/request-log.js';
 import { routeActiveServerSpan } from './tracing/server-span-route.js';
 import { setupOpenApi } from './openapi/openapi.js';
 import { OTHER_THAN_READ } from './http-server/read-only-path.js';
-import { atDoor, enableCors, type ServiceAdapter } from './service-adapter.js';
+import {
+  doorStep,
+  enableCors,
+  type ServiceAdapter,
+} from './service-adapter.js';
 import type { ServerSettings } from './http-server/service-server.js';
 import { TimedFastifyAdapter } from './http-server/timed-fastify.adapter.js';
 
@@ -17,7 +19,7 @@ export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
     name: 'fastify',
     nest,
     requestListener: () => nest.requestListener,
-    openDoor(nestApp, { securityHeaders, corsOrigins }) {
+    openDoor(nestApp, settings) {
       const app = nestApp as NestFastifyApplication;
       const fastify = nest.getInstance() as FastifyInstance;
       // 6. No body is read before the guards: JsonBodyGuard reads it, after the bearer
@@ -35,25 +37,18 @@ export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
       fastify.addContentTypeParser('application/json', bodyLeftUnread);
       fastify.addContentTypeParser('*', bodyLeftUnread);
       // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours).
-      enableCors(app, corsOrigins);
-      // 6, 8, 9. One hook for every request: the security headers, set on Node's response
-      //    in one call as on Express (Fastify's reply.headers takes them one at a time;
-      //    its writeHead adds its own), then what atDoor says.
-      const headers = new Map(Object.entries(securityHeaders));
-      const log = app.get(RequestLog);
-      const timing = app.get(RequestTiming);
+      enableCors(app, settings.corsOrigins);
+      // 6, 8, 9. One hook for every request (doorStep): Fastify's reply.headers would take
+      //    the security headers one at a time.
+      const step = doorStep(app, settings);
       fastify.addHook('onRequest', (request, reply, done) => {
-        reply.raw.setHeaders(headers);
-        const path = atDoor(request.url, request.method);
-        if (path === 'followed') {
-          log.follow(request, reply);
-          timing.follow(request, reply.raw);
-          // Fastify knows the route here; Express by the answer (server-spans.ts).
-          routeActiveServerSpan(request);
-        } else if (path === 'refused') {
+        const path = step(request, reply);
+        if (path === 'refused') {
           OTHER_THAN_READ.sendThrough(reply);
           return;
         }
+        // Fastify knows the route here; Express by the answer (server-spans.ts).
+        if (path === 'followed') routeActiveServerSpan(request);
         done();
       });
       // 7. The OpenAPI document and Swagger UI (Fastify routes of their own).

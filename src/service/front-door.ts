@@ -87,7 +87,7 @@ export function openFrontDoor(
   // 6-10. The adapter's own steps, in the order they run; then Nest's guards, pipe and
   //    handler.
   adapter.openDoor(app, {
-    securityHeaders: securityHeaderValues(),
+    securityHeaders: new Map(Object.entries(securityHeaderValues())),
     corsOrigins: settings.CORS_ORIGINS,
   });
 }

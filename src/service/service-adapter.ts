@@ -1,14 +1,23 @@
 import type { RequestListener } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
+import { forTheService } from '../lib/index.js';
 import type { HttpAdapterName } from './config/environment.js';
+import { RequestTiming } from './http-metrics/request-timing.js';
 import { isReadMethod } from './http-server/read-only-path.js';
+import {
+  type FollowedReply,
+  type FollowedRequest,
+  RequestLog,
+} from './logging/request-log.js';
 import { isDocumentationPath } from './openapi/openapi.js';
+
+const { nodeRequestOf } = forTheService;
 
 /** What the adapter's own steps of the front door (6-10) are given, worked out once. */
 export interface AdapterDoorSettings {
-  /** helmet's headers, by name (security-headers.ts). */
-  readonly securityHeaders: Readonly<Record<string, string>>;
+  /** helmet's headers (security-headers.ts), as Node's setHeaders takes them. */
+  readonly securityHeaders: ReadonlyMap<string, string>;
   readonly corsOrigins: readonly string[];
 }
 
@@ -46,4 +55,30 @@ export function atDoor(
 ): 'followed' | 'documentation' | 'refused' {
   if (!isDocumentationPath(url)) return 'followed';
   return isReadMethod(method) ? 'documentation' : 'refused';
+}
+
+/** What the door step decided: go on, or answer the 405 of a write to a documentation path. */
+export type DoorPath = ReturnType<typeof atDoor>;
+
+/**
+ * Steps 6 (the security headers, on Node's response in one call), 8 and 9, for the hook of
+ * either adapter: Express's request and response are Node's, Fastify's carry them as `raw`.
+ */
+export function doorStep(
+  app: INestApplication,
+  { securityHeaders }: AdapterDoorSettings,
+): (request: FollowedRequest, reply: FollowedReply) => DoorPath {
+  const log = app.get(RequestLog);
+  const timing = app.get(RequestTiming);
+  return (request, reply) => {
+    const response = 'raw' in reply ? reply.raw : reply;
+    response.setHeaders(securityHeaders as Map<string, string>);
+    const { url, method } = nodeRequestOf(request);
+    const path = atDoor(url ?? '', method);
+    if (path === 'followed') {
+      log.follow(request, reply);
+      timing.follow(request, response);
+    }
+    return path;
+  };
 }
