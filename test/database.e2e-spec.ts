@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/service/database/data-source-options.js';
 import { runMigrations } from '../src/service/database/migration-runner.js';
 import { type RunningApp, startApp } from './support/app.js';
-import { errorBody, send } from './support/http.js';
+import { errorBody, expectErrorAnswer, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { storedPlant } from './support/stored-plants.js';
@@ -132,12 +132,10 @@ describe('the service and its database', () => {
         },
       );
 
-      expect(answer.status).toBe(500);
-      expect(answer.body).toEqual(
-        errorBody(
-          500,
-          'The server failed to handle the request; it has been logged.',
-        ),
+      expectErrorAnswer(
+        answer,
+        500,
+        'The server failed to handle the request; it has been logged.',
       );
       expect(answer.text).not.toMatch(
         /plants|relation|select|insert|at \w+ \(/i,

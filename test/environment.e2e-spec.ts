@@ -1,5 +1,5 @@
 import { startApp } from './support/app.js';
-import { errorBody } from './support/http.js';
+import { expectErrorAnswer } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('the environment, validated once and handed to the application', () => {
@@ -19,9 +19,10 @@ describe('the environment, validated once and handed to the application', () => 
         service.url,
         newPlantJson(uniqueId(), 'x'.repeat(2_000)),
       );
-      expect(over.status).toBe(413);
-      expect(over.body).toEqual(
-        errorBody(413, 'The request body is larger than the limit of 1kb.'),
+      expectErrorAnswer(
+        over,
+        413,
+        'The request body is larger than the limit of 1kb.',
       );
       const under = await postPlant(
         service.url,

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { errorBody, send } from './support/http.js';
+import { errorBody, expectErrorAnswer, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { type RunningApp, startApp } from './support/app.js';
 import { RawConnection } from './support/raw-http.js';
@@ -91,9 +91,10 @@ describe('HTTP errors', () => {
         'Content-Type': 'application/json',
         'Content-Length': '0',
       });
-      expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(
-        errorBody(400, 'The request body is empty; send a JSON object.'),
+      expectErrorAnswer(
+        answer,
+        400,
+        'The request body is empty; send a JSON object.',
       );
     });
 
@@ -102,9 +103,10 @@ describe('HTTP errors', () => {
         Authorization: `Bearer ${TOKEN}`,
         'Content-Type': 'application/json',
       });
-      expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(
-        errorBody(400, 'The request body is empty; send a JSON object.'),
+      expectErrorAnswer(
+        answer,
+        400,
+        'The request body is empty; send a JSON object.',
       );
     });
 
@@ -117,10 +119,7 @@ describe('HTTP errors', () => {
         },
         Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0xfe, 0x22, 0x7d]),
       );
-      expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(
-        errorBody(400, 'The request body is not valid UTF-8.'),
-      );
+      expectErrorAnswer(answer, 400, 'The request body is not valid UTF-8.');
     });
 
     it('never echoes the body it refuses', async () => {
@@ -128,8 +127,7 @@ describe('HTTP errors', () => {
         service.url,
         '{"id": "<script>secret</script>", "name": 1',
       );
-      expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(errorBody(400));
+      expectErrorAnswer(answer, 400);
       expect(answer.text).not.toContain('secret');
     });
   });
@@ -351,9 +349,10 @@ describe('HTTP errors', () => {
         `{"id": ${id}, "name": "${'x'.repeat(16 * 1024)}"}`,
       );
 
-      expect(answer.status).toBe(413);
-      expect(answer.body).toEqual(
-        errorBody(413, 'The request body is larger than the limit of 16kb.'),
+      expectErrorAnswer(
+        answer,
+        413,
+        'The request body is larger than the limit of 16kb.',
       );
       expect(await countPlants(service.dataSource, id)).toBe(0);
     });
@@ -399,12 +398,10 @@ describe('HTTP errors', () => {
           headers: { 'Content-Encoding': 'gzip' },
         },
       );
-      expect(answer.status).toBe(415);
-      expect(answer.body).toEqual(
-        errorBody(
-          415,
-          'The request body must not be compressed: Content-Encoding is not supported.',
-        ),
+      expectErrorAnswer(
+        answer,
+        415,
+        'The request body must not be compressed: Content-Encoding is not supported.',
       );
     });
 
@@ -422,12 +419,10 @@ describe('HTTP errors', () => {
           headers: { 'Content-Type': contentType },
         },
       );
-      expect(answer.status).toBe(415);
-      expect(answer.body).toEqual(
-        errorBody(
-          415,
-          'The request body must be sent with Content-Type: application/json.',
-        ),
+      expectErrorAnswer(
+        answer,
+        415,
+        'The request body must be sent with Content-Type: application/json.',
       );
     });
 
@@ -437,8 +432,7 @@ describe('HTTP errors', () => {
         { Authorization: `Bearer ${TOKEN}` },
         Buffer.from(newPlantJson(uniqueId(), 'Fern')),
       );
-      expect(answer.status).toBe(415);
-      expect(answer.body).toEqual(errorBody(415));
+      expectErrorAnswer(answer, 415);
     });
 
     it.each([

@@ -1,5 +1,5 @@
 import { type RunningApp, startApp } from './support/app.js';
-import { errorBody } from './support/http.js';
+import { expectErrorAnswer } from './support/http.js';
 import { postPlant, uniqueId } from './support/plants.js';
 import { countPlants } from './support/stored-plants.js';
 
@@ -46,8 +46,7 @@ describe('JSON nesting depth', () => {
 
           const answer = await postPlant(service.url, json);
 
-          expect(answer.status).toBe(400);
-          expect(answer.body).toEqual(errorBody(400, TOO_DEEP));
+          expectErrorAnswer(answer, 400, TOO_DEEP);
           expect(await countPlants(service.dataSource, id)).toBe(0);
         }
       },
@@ -55,8 +54,7 @@ describe('JSON nesting depth', () => {
 
     it('answers 400 for a document that is only nesting', async () => {
       const answer = await postPlant(service.url, nested(kind, 6_000));
-      expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(errorBody(400, TOO_DEEP));
+      expectErrorAnswer(answer, 400, TOO_DEEP);
     });
 
     it('accepts an unknown key nested up to the limit and drops it', async () => {
@@ -77,8 +75,7 @@ describe('JSON nesting depth', () => {
       const json = `{"id":${uniqueId()},"name":"x","extra":${nested('arrays', 6_000)}}`;
       expect(json.length).toBeLessThan(16 * 1024);
       const answer = await postPlant(small.url, json);
-      expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(errorBody(400, TOO_DEEP));
+      expectErrorAnswer(answer, 400, TOO_DEEP);
     } finally {
       await small.close();
     }

@@ -1,6 +1,6 @@
 import { startApp } from './support/app.js';
 import { freePort } from '../test-kit/free-port.mjs';
-import { errorBody, send } from './support/http.js';
+import { expectErrorAnswer, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('metrics', () => {
@@ -40,8 +40,7 @@ describe('metrics', () => {
     const service = await startApp({ METRICS_ENABLED: 'false' });
     try {
       const answer = await send(`${service.url}/metrics`);
-      expect(answer.status).toBe(404);
-      expect(answer.body).toEqual(errorBody(404));
+      expectErrorAnswer(answer, 404);
     } finally {
       await service.close();
     }
@@ -59,8 +58,7 @@ describe('metrics', () => {
       expect(own.status).toBe(200);
       expect(own.text).toMatch(/^process_cpu_seconds_total /m);
       const other = await send(`http://127.0.0.1:${port}/other`);
-      expect(other.status).toBe(404);
-      expect(other.body).toEqual(errorBody(404));
+      expectErrorAnswer(other, 404);
     } finally {
       await service.close();
     }

@@ -27,7 +27,7 @@ import {
   TokenVerifier,
 } from '../src/lib/index.js';
 import { HOST_ADAPTERS, type Host, startHost } from './support/host-app.js';
-import { errorBody, send } from './support/http.js';
+import { errorBody, expectErrorAnswer, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { createScratchDatabase } from './support/scratch-database.js';
 import { storedPlant } from './support/stored-plants.js';
@@ -261,14 +261,12 @@ describe.each(HOST_ADAPTERS)(
       const tooLong = await create(
         newPlantJson(uniqueId(), 'A name far longer than twenty'),
       );
-      expect(tooLong.status).toBe(400);
-      expect(tooLong.body).toEqual(
-        errorBody(400, 'name must be at most 20 characters.'),
-      );
+      expectErrorAnswer(tooLong, 400, 'name must be at most 20 characters.');
       const badId = await create('{"id": "12", "name": "Fern"}');
-      expect(badId.status).toBe(400);
-      expect(badId.body).toEqual(
-        errorBody(400, expect.stringMatching(/^id must be an integer from /)),
+      expectErrorAnswer(
+        badId,
+        400,
+        expect.stringMatching(/^id must be an integer from /),
       );
       // Issue 29 holds for a host's class too: a prototype key in an unknown object is ignored.
       const hostile = await create(

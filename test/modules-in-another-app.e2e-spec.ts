@@ -8,7 +8,7 @@ import {
   PlantsModule,
   TokenVerifier,
 } from '../src/lib/index.js';
-import { errorBody, send } from './support/http.js';
+import { errorBody, expectErrorAnswer, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { HOST_ADAPTERS, type Host, startHost } from './support/host-app.js';
 import { storedPlant } from './support/stored-plants.js';
@@ -174,8 +174,7 @@ describe.each(HOST_ADAPTERS)(
       );
 
       const invalid = await postPlant(host.url, '{"id": "12", "name": "Fern"}');
-      expect(invalid.status).toBe(400);
-      expect(invalid.body).toEqual(errorBody(400, ID_RULE));
+      expectErrorAnswer(invalid, 400, ID_RULE);
 
       const notJson = await send(`${host.url}/plants`, {
         method: 'POST',
@@ -185,26 +184,22 @@ describe.each(HOST_ADAPTERS)(
         },
         body: 'id=1&name=Fern',
       });
-      expect(notJson.status).toBe(415);
-      expect(notJson.body).toEqual(errorBody(415));
+      expectErrorAnswer(notJson, 415);
 
       const id = safeId();
       expect((await postPlant(host.url, newPlantJson(id, 'Fern'))).status).toBe(
         200,
       );
       const conflict = await postPlant(host.url, newPlantJson(id, 'Ivy'));
-      expect(conflict.status).toBe(409);
-      expect(conflict.body).toEqual(errorBody(409));
+      expectErrorAnswer(conflict, 409);
 
       const wrongMethod = await send(`${host.url}/plants`);
-      expect(wrongMethod.status).toBe(405);
-      expect(wrongMethod.body).toEqual(errorBody(405));
+      expectErrorAnswer(wrongMethod, 405);
     });
 
     it("holds a declared length to the route's limit (413), while your parser's own limit stays yours", async () => {
       const overLimit = await postPlant(host.url, OVER_16KB);
-      expect(overLimit.status).toBe(413);
-      expect(overLimit.body).toEqual(errorBody(413, LIMIT_MESSAGE));
+      expectErrorAnswer(overLimit, 413, LIMIT_MESSAGE);
 
       // Over the host parser's own limit: refused before any route, by the host's own
       // handling, in its own words.
@@ -218,10 +213,7 @@ describe.each(HOST_ADAPTERS)(
 
     it('refuses what the service refuses in a body it can see: not an object (400), compressed (415)', async () => {
       const array = await postPlant(host.url, '[]');
-      expect(array.status).toBe(400);
-      expect(array.body).toEqual(
-        errorBody(400, 'The request body must be a JSON object.'),
-      );
+      expectErrorAnswer(array, 400, 'The request body must be a JSON object.');
 
       // Express's parser inflates it, and the route still refuses a compressed body, as the
       // service does; Fastify's takes the compressed bytes for JSON and refuses them itself.
@@ -272,8 +264,7 @@ describe('a host whose JSON parser would round ids beyond 2^53 (issue 30)', () =
     try {
       const beyond = 2n ** 53n + 1n;
       const answer = await postPlant(host.url, newPlantJson(beyond, 'Fern'));
-      expect(answer.status).toBe(500);
-      expect(answer.body).toEqual(errorBody(500));
+      expectErrorAnswer(answer, 500);
       expect(await storedPlant(host.dataSource, beyond)).toBeUndefined();
       expect(await storedPlant(host.dataSource, beyond - 1n)).toBeUndefined();
       const within = safeId();
@@ -330,8 +321,7 @@ describe.each(HOST_ADAPTERS)(
         host.url,
         newPlantJson(INT64_MAX + 1n, 'Fern'),
       );
-      expect(tooLarge.status).toBe(400);
-      expect(tooLarge.body).toEqual(errorBody(400));
+      expectErrorAnswer(tooLarge, 400);
     });
 
     it("holds the raw body to the route's own rules: a body over its limit is 413, chunked too", async () => {
@@ -339,12 +329,10 @@ describe.each(HOST_ADAPTERS)(
         host.url,
         `{"id": 1, "name": "${'x'.repeat(20_000)}"}`,
       );
-      expect(answer.status).toBe(413);
-      expect(answer.body).toEqual(errorBody(413));
+      expectErrorAnswer(answer, 413);
       // Without rawBody only a declared length can be held to the limit.
       const chunked = await postPlantChunked(host.url, OVER_16KB);
-      expect(chunked.status).toBe(413);
-      expect(chunked.body).toEqual(errorBody(413, LIMIT_MESSAGE));
+      expectErrorAnswer(chunked, 413, LIMIT_MESSAGE);
     });
 
     it("keeps the host's own JSON route as it was", async () => {
@@ -456,8 +444,7 @@ describe.each([
         expect(answer.body, json).toEqual(errorBody(400, ID_RULE));
       }
       const noName = await postPlant(host.url, `{"id": ${nextId()}}`);
-      expect(noName.status).toBe(400);
-      expect(noName.body).toEqual(errorBody(400, 'name is required.'));
+      expectErrorAnswer(noName, 400, 'name is required.');
     });
 
     it("leaves the host's own routes to the host's pipe and its answers", async () => {
@@ -550,8 +537,7 @@ describe.each(HOST_ADAPTERS)(
         host.url,
         newPlantJson(uniqueId(), 'Fern'),
       );
-      expect(refused.status).toBe(401);
-      expect(refused.body).toEqual(errorBody(401));
+      expectErrorAnswer(refused, 401);
       expect(TeamVerifier.asked).toEqual(['team-token-0123456789', TOKEN]);
     });
 
@@ -613,9 +599,10 @@ describe.each(HOST_ADAPTERS)(
         newPlantJson(uniqueId(), 'x'.repeat(100)),
         { token },
       );
-      expect(long.status).toBe(413);
-      expect(long.body).toEqual(
-        errorBody(413, 'The request body is larger than the limit of 100b.'),
+      expectErrorAnswer(
+        long,
+        413,
+        'The request body is larger than the limit of 100b.',
       );
     });
   },

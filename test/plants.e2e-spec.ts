@@ -1,4 +1,4 @@
-import { errorBody } from './support/http.js';
+import { expectErrorAnswer } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { PublishedSchemas } from './support/openapi-schemas.js';
 import { type RunningApp, startApp } from './support/app.js';
@@ -127,8 +127,7 @@ describe('POST /plants', () => {
         `{"id": ${idJson}, "name": "Fern"}`,
       );
 
-      expect(answer.status).toBe(400);
-      expect(answer.body).toEqual(errorBody(400, message));
+      expectErrorAnswer(answer, 400, message);
       schemas.expectMatches('Error', answer.body);
     });
 
@@ -163,8 +162,7 @@ describe('POST /plants', () => {
       async (_case, json, message) => {
         const answer = await postPlant(service.url, json);
 
-        expect(answer.status).toBe(400);
-        expect(answer.body).toEqual(errorBody(400, message));
+        expectErrorAnswer(answer, 400, message);
       },
     );
 
@@ -221,12 +219,10 @@ describe('POST /plants', () => {
           newPlantJson(id, name, tag),
         );
 
-        expect(conflict.status).toBe(409);
-        expect(conflict.body).toEqual(
-          errorBody(
-            409,
-            'A plant with this id already exists with a different name or tag.',
-          ),
+        expectErrorAnswer(
+          conflict,
+          409,
+          'A plant with this id already exists with a different name or tag.',
         );
         expect(await storedPlant(service.dataSource, id)).toEqual({
           id: id.toString(),

@@ -9,7 +9,7 @@ import { MIGRATIONS } from '../src/lib/database/migrations/index.js';
 import { NotifyApiTokenChanges1764000000000 } from '../src/lib/database/migrations/1764000000000-notify-api-token-changes.js';
 import { DataSource } from 'typeorm';
 import { startApp } from './support/app.js';
-import { errorBody, send } from './support/http.js';
+import { errorBody, expectErrorAnswer, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { eventually } from './support/poll.js';
 import { createScratchDatabase } from './support/scratch-database.js';
@@ -220,8 +220,7 @@ describe('a token store that cannot listen', () => {
     const refused = await postPlant(url, newPlantJson(uniqueId(), 'Fern'), {
       token,
     });
-    expect(refused.status).toBe(503);
-    expect(refused.body).toEqual(errorBody(503));
+    expectErrorAnswer(refused, 503);
     expect(refused.headers.get('retry-after')).not.toBeNull();
     expect(await metric(url, 'api_token_sync_listening')).toBe(0);
     expect(

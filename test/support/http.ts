@@ -55,6 +55,21 @@ export function errorBody(
 }
 
 /**
+ * The answer is the Error body of `status`, with `message` when given: asserted as one
+ * value, so a wrong status shows the body that came with it.
+ */
+export function expectErrorAnswer(
+  answer: Pick<Answer, 'status' | 'body'>,
+  status: number,
+  message?: unknown,
+): void {
+  expect({ status: answer.status, body: answer.body }).toEqual({
+    status,
+    body: errorBody(status, message),
+  });
+}
+
+/**
  * A GET on a connection of its own: with node:cluster each new connection may reach
  * another worker, where fetch's pool would keep asking the same one.
  */
