@@ -3,11 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { startNodeProcess } from '../test-kit/node-process.mjs';
 import { eventually } from './support/poll.js';
 import { processTree } from '../test-kit/process-tree.mjs';
 import { send, getOnNewConnection } from './support/http.js';
-import { alive } from './support/processes.js';
+import { alive, storeStartedByAnotherProcess } from './support/processes.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 /** The built entry (npm run build): it starts the dist/service/main.js beside it. */
@@ -26,6 +25,13 @@ function commandOf(pid: number): string {
 }
 
 describe('plant-store/testing: startPlantStore()', () => {
+  it('refuses WEB_CONCURRENCY workers it could not count ready (LOG_LEVEL above log), naming the fix', async () => {
+    const { startPlantStore } = (await import(TESTING_ENTRY)) as TestingEntry;
+    await expect(
+      startPlantStore({ env: { WEB_CONCURRENCY: '2', LOG_LEVEL: 'warn' } }),
+    ).rejects.toThrow(/WEB_CONCURRENCY above 1 needs LOG_LEVEL log/);
+  });
+
   it('starts this instance on its embedded PostgreSQL with a token, and stop() leaves nothing', async () => {
     const { startPlantStore } = (await import(TESTING_ENTRY)) as TestingEntry;
     const store = await startPlantStore();
@@ -96,30 +102,10 @@ describe('plant-store/testing: startPlantStore()', () => {
   ])(
     'takes %s down within 10 s when the process that started it is SIGKILLed',
     async (_what, options) => {
-      const script = [
-        `const { startPlantStore } = await import(${JSON.stringify(TESTING_ENTRY)});`,
-        `const store = await startPlantStore(${JSON.stringify(options())});`,
-        'console.log(JSON.stringify({ url: store.url }));',
-        // Alive until killed, as a test runner is.
-        'setInterval(() => {}, 1000);',
-      ].join('\n');
-      let output = '';
-      const parent = startNodeProcess({
-        args: ['--input-type=module', '-e', script],
-        env: { PATH: process.env.PATH },
-        onOutput: (text: string) => (output += text),
-      });
-      const line = await eventually(
-        'the parent printing the started service',
-        () => (/\{"url":"[^"]+"\}/.exec(output) ?? undefined)?.[0],
-        { timeoutMs: 60_000 },
-      ).catch((error: unknown) => {
-        // What the parent and the service said: the only trace of a start that hung.
-        throw new Error(
-          `${String(error)}; its output:\n${output.slice(-4_000)}`,
-        );
-      });
-      const { url } = JSON.parse(line) as { url: string };
+      const { parent, url } = await storeStartedByAnotherProcess(
+        TESTING_ENTRY,
+        { options: options(), env: { PATH: process.env.PATH } },
+      );
       // Every worker ready, whichever a connection reaches (round robin among the workers).
       for (let connection = 0; connection < 4; connection += 1)
         expect(await getOnNewConnection(`${url}/health`)).toMatchObject({

@@ -11,6 +11,7 @@ import {
 } from './support/packed-package.js';
 import { writePageFiles } from './support/page-blocks.js';
 import { eventually } from './support/poll.js';
+import { storeStartedByAnotherProcess } from './support/processes.js';
 
 const RUN_TIMEOUT_MS = 240_000;
 const RECIPES = [
@@ -219,23 +220,9 @@ describe('plant-store/testing from the packed tarball: a store per worker, reset
         'testing',
         'index.js',
       );
-      const script = [
-        `const { startPlantStore } = await import(${JSON.stringify(entry)});`,
-        'const store = await startPlantStore();',
-        'console.log(JSON.stringify({ url: store.url }));',
-        'setInterval(() => {}, 1000);',
-      ].join('\n');
-      let output = '';
-      const parent = startNodeProcess({
-        args: ['--input-type=module', '-e', script],
+      const { parent } = await storeStartedByAnotherProcess(entry, {
         env: env(),
-        onOutput: (text: string) => (output += text),
       });
-      await eventually(
-        'the store started',
-        () => (output.includes('{"url":') ? true : undefined),
-        { timeoutMs: 60_000 },
-      );
       // Everything but PostgreSQL killed at once: nobody is left to stop it.
       const tree = processTree(parent.child.pid ?? 0);
       const postgres = tree.filter((pid) =>

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { startNodeProcess } from '../../test-kit/node-process.mjs';
+import { eventually } from './poll.js';
 import { connectError } from './raw-http.js';
 
 /** The processes of `pids` still running (a zombie counts as gone). */
@@ -24,4 +26,38 @@ function readProcStat(pid: number): string {
 /** Whether anything accepts connections on the port. */
 export async function portIsOpen(port: number): Promise<boolean> {
   return (await connectError(port)) === undefined;
+}
+
+/**
+ * A test runner's stand-in: a Node process that starts a store from `entry` (plant-store's
+ * testing entry), prints its URL and stays alive until killed, as a runner does.
+ */
+export async function storeStartedByAnotherProcess(
+  entry: string,
+  {
+    options = {},
+    env,
+  }: { options?: object; env: Record<string, string | undefined> },
+): Promise<{ parent: ReturnType<typeof startNodeProcess>; url: string }> {
+  const script = [
+    `const { startPlantStore } = await import(${JSON.stringify(entry)});`,
+    `const store = await startPlantStore(${JSON.stringify(options)});`,
+    'console.log(JSON.stringify({ url: store.url }));',
+    'setInterval(() => {}, 1000);',
+  ].join('\n');
+  let output = '';
+  const parent = startNodeProcess({
+    args: ['--input-type=module', '-e', script],
+    env,
+    onOutput: (text: string) => (output += text),
+  });
+  const line = await eventually(
+    'the parent printing the started store',
+    () => (/\{"url":"[^"]+"\}/.exec(output) ?? undefined)?.[0],
+    { timeoutMs: 60_000 },
+  ).catch((error: unknown) => {
+    // What the parent and the service said: the only trace of a start that hung.
+    throw new Error(`${String(error)}; its output:\n${output.slice(-4_000)}`);
+  });
+  return { parent, url: (JSON.parse(line) as { url: string }).url };
 }

@@ -144,6 +144,18 @@ interface ServiceStart {
   onSpawn?: (pid: number) => void;
 }
 
+/** How many workers' ready lines the start waits for: 0 for one process, whose readiness says it. */
+function workersToCount(env: PlantStoreOptions['env']): number {
+  const workers = Number(env?.WEB_CONCURRENCY ?? 1);
+  if (!(workers > 1)) return 0;
+  if (['fatal', 'error', 'warn'].includes(env?.LOG_LEVEL ?? 'log'))
+    throw new Error(
+      'startPlantStore: WEB_CONCURRENCY above 1 needs LOG_LEVEL log (the default) or lower: ' +
+        "the start counts each worker's ready line.",
+    );
+  return workers;
+}
+
 /** The service with its V8 flags on the command line, Node's compile cache in the cache folder. */
 async function startService(
   options: PlantStoreOptions,
@@ -154,6 +166,7 @@ async function startService(
   token: string;
   instanceId: string;
 }> {
+  const workers = workersToCount(options.env);
   const port = await freePort();
   const token = testInstanceToken();
   const instanceId = randomUUID();
@@ -194,10 +207,10 @@ async function startService(
         error instanceof Error ? error : new Error(JSON.stringify(error))),
   );
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
-  // Each WEB_CONCURRENCY worker listens before it is ready and answers for itself.
-  const processes = Number(options.env?.WEB_CONCURRENCY ?? 1);
+  // Each WEB_CONCURRENCY worker listens before it is ready and answers for itself: the
+  // store is ready once each has logged so.
   const allStarted = (): boolean =>
-    output.split(DATABASE_STARTED_MESSAGE).length > processes;
+    output.split(DATABASE_STARTED_MESSAGE).length > workers;
   // Readiness of this instance: another one left on the port would answer 200 too.
   while ((await readyInstance(url)) !== instanceId || !allStarted()) {
     if (
@@ -336,6 +349,8 @@ function storeOf(
 export async function startPlantStore(
   options: PlantStoreOptions = {},
 ): Promise<RunningPlantStore> {
+  // A setting it cannot work with refuses the start before anything is made.
+  workersToCount(options.env);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   await makeCacheDir(cacheDir);
   const sweep = removeStaleStores(cacheDir);
