@@ -12,7 +12,7 @@ import {
 import { freePort } from '../../test-kit/free-port.mjs';
 import { send } from '../support/http.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
-import { ServiceProcess } from '../support/service-process.js';
+import { ServiceProcess, untilReady } from '../support/service-process.js';
 import { TEST_TOKENS, TOKEN } from '../support/tokens.js';
 
 // No Docker engine runs here, so the image is approximated by what decides whether it
@@ -164,6 +164,8 @@ describe('the production install, made as the image makes it', () => {
     );
     try {
       await service.waitFor(/listening on/);
+      // It listens before its database is migrated and connected: ready after that.
+      await untilReady(service, baseUrl);
       // The probes the Dockerfile and the manifests point at.
       for (const probe of ['/health/live', '/health/ready', '/health']) {
         const health = await send(`${baseUrl}${probe}`);
