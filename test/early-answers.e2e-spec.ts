@@ -1,6 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { type RunningApp, startApp } from './support/app.js';
+import { type RunningApp, startApp, useApp } from './support/app.js';
 import { errorBody } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { eventually } from './support/poll.js';
@@ -121,23 +121,21 @@ describe('an answer sent before the body was read reaches every client (issue 40
 });
 
 describe('429 past a token rate limit, before the body was read', () => {
-  let service: RunningApp;
+  const service = useApp({
+    TOKEN_RATE_LIMIT: '1',
+    TOKEN_RATE_WINDOW_MS: '600000',
+  });
   beforeAll(async () => {
-    service = await startApp({
-      TOKEN_RATE_LIMIT: '1',
-      TOKEN_RATE_WINDOW_MS: '600000',
-    });
     // The token's one create in its window.
     const created = await postPlant(
-      service.url,
+      service().url,
       newPlantJson(uniqueId(), 'Fern'),
     );
     expect(created.status).toBe(200);
   });
-  afterAll(() => service.close());
 
   expectEveryClientReads(
-    () => service.url,
+    () => service().url,
     early(429, 'POST', '/plants', BEARER_JSON),
   );
 });
@@ -215,11 +213,7 @@ function follow(socket: Socket): {
 }
 
 describe('the lingering close and its bounds', () => {
-  let service: RunningApp;
-  beforeAll(async () => {
-    service = await startApp();
-  });
-  afterAll(() => service.close());
+  const service = useApp();
 
   /** A raw connection, and the moment the server's side of it closes. */
   async function connection(allowHalfOpen = false): Promise<{
@@ -227,13 +221,13 @@ describe('the lingering close and its bounds', () => {
     serverClosed: Promise<number>;
   }> {
     const serverClosed = new Promise<number>((resolve) =>
-      service.app
-        .getHttpServer()
+      service()
+        .app.getHttpServer()
         .once('connection', (server: Socket) =>
           server.once('close', () => resolve(performance.now())),
         ),
     );
-    return { client: await openSocket(service, allowHalfOpen), serverClosed };
+    return { client: await openSocket(service(), allowHalfOpen), serverClosed };
   }
 
   const head = (headers: string): string =>

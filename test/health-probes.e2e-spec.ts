@@ -1,20 +1,16 @@
 import { ShutdownState } from '../src/service/lifecycle/shutdown-state.js';
-import { type RunningApp, startApp } from './support/app.js';
+import { startApp, useApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';
 
 const PROBES = ['/health/live', '/health/ready', '/health'];
 
 describe('health probes', () => {
-  let service: RunningApp;
-  beforeAll(async () => {
-    service = await startApp({ INSTANCE_ID: 'probe-instance-1' });
-  });
-  afterAll(() => service.close());
+  const service = useApp({ INSTANCE_ID: 'probe-instance-1' });
 
   it.each(PROBES)(
     'answers %s without a token, naming the instance',
     async (path) => {
-      const answer = await send(`${service.url}${path}`);
+      const answer = await send(`${service().url}${path}`);
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({
         status: 'ok',
@@ -38,16 +34,16 @@ describe('health probes', () => {
   });
 
   it('turns readiness (and /health) to 503 as soon as shutdown begins, while liveness stays 200', async () => {
-    service.app.get(ShutdownState).begin();
+    service().app.get(ShutdownState).begin();
 
     for (const path of ['/health/ready', '/health']) {
-      const answer = await send(`${service.url}${path}`);
+      const answer = await send(`${service().url}${path}`);
       expect(answer.status).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('2');
       expect(answer.body).toEqual(
         errorBody(503, 'The service is not ready: it is shutting down.'),
       );
     }
-    expect((await send(`${service.url}/health/live`)).status).toBe(200);
+    expect((await send(`${service().url}/health/live`)).status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { errorBody, expectErrorAnswer, send } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { RawConnection } from './support/raw-http.js';
 import { countPlants } from './support/stored-plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
@@ -44,12 +44,7 @@ function rawPost(
 }
 
 describe('HTTP errors', () => {
-  let service: RunningApp;
-
-  beforeAll(async () => {
-    service = await startApp();
-  });
-  afterAll(() => service.close());
+  const service = useApp();
 
   describe('400: the body is not one JSON object', () => {
     it.each([
@@ -78,7 +73,7 @@ describe('HTTP errors', () => {
         'The request body is not valid JSON: an object gives one key two different values.',
       ],
     ])('answers 400 for %s', async (_case, json, message) => {
-      const answer = await postPlant(service.url, json);
+      const answer = await postPlant(service().url, json);
 
       expect(answer.status).toBe(400);
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
@@ -86,7 +81,7 @@ describe('HTTP errors', () => {
     });
 
     it('answers 400 for an empty body', async () => {
-      const answer = await rawPost(service.url, {
+      const answer = await rawPost(service().url, {
         Authorization: `Bearer ${TOKEN}`,
         'Content-Type': 'application/json',
         'Content-Length': '0',
@@ -99,7 +94,7 @@ describe('HTTP errors', () => {
     });
 
     it('answers 400 for a body with no Content-Length and nothing in it', async () => {
-      const answer = await rawPost(service.url, {
+      const answer = await rawPost(service().url, {
         Authorization: `Bearer ${TOKEN}`,
         'Content-Type': 'application/json',
       });
@@ -112,7 +107,7 @@ describe('HTTP errors', () => {
 
     it('answers 400 for bytes that are not UTF-8', async () => {
       const answer = await rawPost(
-        service.url,
+        service().url,
         {
           Authorization: `Bearer ${TOKEN}`,
           'Content-Type': 'application/json',
@@ -124,7 +119,7 @@ describe('HTTP errors', () => {
 
     it('never echoes the body it refuses', async () => {
       const answer = await postPlant(
-        service.url,
+        service().url,
         '{"id": "<script>secret</script>", "name": 1',
       );
       expectErrorAnswer(answer, 400);
@@ -136,7 +131,7 @@ describe('HTTP errors', () => {
     const body = () => newPlantJson(uniqueId(), 'Fern');
 
     it('answers 401 with a bare challenge when no token is sent', async () => {
-      const answer = await postPlant(service.url, body(), { token: null });
+      const answer = await postPlant(service().url, body(), { token: null });
 
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
@@ -154,7 +149,7 @@ describe('HTTP errors', () => {
       ],
       ['a token with extra parts', { Authorization: `Bearer ${TOKEN} extra` }],
     ])('answers 401 invalid_token for %s', async (_case, headers) => {
-      const answer = await postPlant(service.url, body(), {
+      const answer = await postPlant(service().url, body(), {
         token: null,
         headers,
       });
@@ -176,7 +171,7 @@ describe('HTTP errors', () => {
       ['the scheme alone', { Authorization: 'Bearer' }],
       ['a token without a scheme', { Authorization: TOKEN }],
     ])('answers 401 with a bare challenge for %s', async (_case, headers) => {
-      const answer = await postPlant(service.url, body(), {
+      const answer = await postPlant(service().url, body(), {
         token: null,
         headers,
       });
@@ -188,22 +183,25 @@ describe('HTTP errors', () => {
 
     it('reads the token from the Authorization header only, never the query string', async () => {
       const id = uniqueId();
-      const answer = await send(`${service.url}/plants?access_token=${TOKEN}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: newPlantJson(id, 'Fern'),
-      });
+      const answer = await send(
+        `${service().url}/plants?access_token=${TOKEN}`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: newPlantJson(id, 'Fern'),
+        },
+      );
 
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
       expect(answer.body).toEqual(errorBody(401, MISSING_TOKEN));
-      expect(await countPlants(service.dataSource, id)).toBe(0);
+      expect(await countPlants(service().dataSource, id)).toBe(0);
     });
 
     it('never reads a token from the body', async () => {
       const id = uniqueId();
       const answer = await postPlant(
-        service.url,
+        service().url,
         `{"id": ${id}, "name": "Fern", "access_token": "${TOKEN}"}`,
         {
           token: null,
@@ -213,13 +211,13 @@ describe('HTTP errors', () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe(CHALLENGE);
       expect(answer.body).toEqual(errorBody(401, MISSING_TOKEN));
-      expect(await countPlants(service.dataSource, id)).toBe(0);
+      expect(await countPlants(service().dataSource, id)).toBe(0);
     });
 
     it.each(['bearer', 'BEARER', 'BeArEr'])(
       'accepts the scheme written %s',
       async (scheme) => {
-        const answer = await postPlant(service.url, body(), {
+        const answer = await postPlant(service().url, body(), {
           token: null,
           headers: { Authorization: `${scheme} ${TOKEN}` },
         });
@@ -229,13 +227,13 @@ describe('HTTP errors', () => {
     );
 
     it("accepts the suite's default token", async () => {
-      const answer = await postPlant(service.url, body(), { token: TOKEN });
+      const answer = await postPlant(service().url, body(), { token: TOKEN });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ name: 'Fern' });
     });
 
     it('accepts every configured token', async () => {
-      const answer = await postPlant(service.url, body(), {
+      const answer = await postPlant(service().url, body(), {
         token: OTHER_TOKEN,
       });
       expect(answer.status).toBe(200);
@@ -249,7 +247,7 @@ describe('HTTP errors', () => {
         ['name=fern', 'text/plain'],
         ['x'.repeat(64 * 1024), 'application/json'],
       ]) {
-        const answer = await postPlant(service.url, json, {
+        const answer = await postPlant(service().url, json, {
           token: null,
           headers: { 'Content-Type': contentType },
         });
@@ -269,7 +267,7 @@ describe('HTTP errors', () => {
     ])(
       'answers 404 for %s %s with an Error body that does not echo the path',
       async (method, path) => {
-        const answer = await send(`${service.url}${path}`, {
+        const answer = await send(`${service().url}${path}`, {
           method,
           headers: { Authorization: `Bearer ${TOKEN}` },
         });
@@ -292,7 +290,7 @@ describe('HTTP errors', () => {
           { Authorization: `Bearer ${TOKEN}` },
         ];
         for (const headers of headerSets) {
-          const answer = await send(`${service.url}/plants`, {
+          const answer = await send(`${service().url}/plants`, {
             method,
             headers,
           });
@@ -318,7 +316,7 @@ describe('HTTP errors', () => {
       'answers %s, which Node itself rejects, with an Error body',
       async (_case, rawRequest, status) => {
         const connection = await RawConnection.open(
-          Number(new URL(service.url).port),
+          Number(new URL(service().url).port),
         );
         connection.socket.end(rawRequest);
         const reply = await connection.closed;
@@ -331,9 +329,9 @@ describe('HTTP errors', () => {
 
     it('sends no X-Powered-By header', async () => {
       const answers = await Promise.all([
-        postPlant(service.url, newPlantJson(uniqueId(), 'Fern')),
-        postPlant(service.url, '{', {}),
-        send(`${service.url}/nowhere`),
+        postPlant(service().url, newPlantJson(uniqueId(), 'Fern')),
+        postPlant(service().url, '{', {}),
+        send(`${service().url}/nowhere`),
       ]);
       expect(answers.map((answer) => answer.status)).toEqual([200, 400, 404]);
       for (const answer of answers)
@@ -345,7 +343,7 @@ describe('HTTP errors', () => {
     it('answers 413 for a body over BODY_LIMIT (16 KiB by default), and writes nothing', async () => {
       const id = uniqueId();
       const answer = await postPlant(
-        service.url,
+        service().url,
         `{"id": ${id}, "name": "${'x'.repeat(16 * 1024)}"}`,
       );
 
@@ -354,14 +352,14 @@ describe('HTTP errors', () => {
         413,
         'The request body is larger than the limit of 16kb.',
       );
-      expect(await countPlants(service.dataSource, id)).toBe(0);
+      expect(await countPlants(service().dataSource, id)).toBe(0);
     });
 
     it('accepts a body just under the limit', async () => {
       const id = uniqueId();
       const padding = 16 * 1024 - newPlantJson(id, '').length;
       const answer = await postPlant(
-        service.url,
+        service().url,
         newPlantJson(id, 'x'.repeat(padding)),
       );
       expect(answer.status).toBe(200);
@@ -375,7 +373,7 @@ describe('HTTP errors', () => {
           yield new TextEncoder().encode('y'.repeat(1024));
         yield new TextEncoder().encode('"}');
       })();
-      const response = await fetch(`${service.url}/plants`, {
+      const response = await fetch(`${service().url}/plants`, {
         method: 'POST',
         headers: {
           Authorization: `Bearer ${TOKEN}`,
@@ -392,7 +390,7 @@ describe('HTTP errors', () => {
   describe('415: the media type', () => {
     it('answers 415 for a compressed body, saying so', async () => {
       const answer = await postPlant(
-        service.url,
+        service().url,
         newPlantJson(uniqueId(), 'Fern'),
         {
           headers: { 'Content-Encoding': 'gzip' },
@@ -413,7 +411,7 @@ describe('HTTP errors', () => {
       'application/json; charset=latin1',
     ])('answers 415 for Content-Type %s', async (contentType) => {
       const answer = await postPlant(
-        service.url,
+        service().url,
         newPlantJson(uniqueId(), 'Fern'),
         {
           headers: { 'Content-Type': contentType },
@@ -428,7 +426,7 @@ describe('HTTP errors', () => {
 
     it('answers 415 for a body sent without a Content-Type', async () => {
       const answer = await rawPost(
-        service.url,
+        service().url,
         { Authorization: `Bearer ${TOKEN}` },
         Buffer.from(newPlantJson(uniqueId(), 'Fern')),
       );
@@ -441,7 +439,7 @@ describe('HTTP errors', () => {
       'Application/JSON',
     ])('accepts Content-Type %s', async (contentType) => {
       const answer = await postPlant(
-        service.url,
+        service().url,
         newPlantJson(uniqueId(), 'Fern'),
         {
           headers: { 'Content-Type': contentType },

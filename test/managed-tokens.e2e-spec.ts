@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiTokensService } from '../src/lib/managed-tokens/api-tokens.service.js';
-import { type RunningApp, startApp } from './support/app.js';
+import { type RunningApp, startApp, useApp } from './support/app.js';
 import { errorBody } from './support/http.js';
 import {
   newPlantJson,
@@ -28,27 +28,25 @@ function uniqueName(label: string): string {
 }
 
 describe('managed API tokens', () => {
-  let service: RunningApp;
+  const service = useApp();
   let tokens: ApiTokensService;
 
   beforeAll(async () => {
-    service = await startApp();
-    tokens = service.app.get(ApiTokensService);
+    tokens = service().app.get(ApiTokensService);
   });
-  afterAll(() => service.close());
 
   it('makes recognisable tokens and stores only their hash', async () => {
     const name = uniqueName('hash');
     const { token } = await tokens.create(name);
 
     expect(token).toMatch(/^pst_[\w-]{43}$/);
-    const [row] = (await service.dataSource.query(
+    const [row] = (await service().dataSource.query(
       "SELECT encode(token_hash, 'hex') AS hash FROM api_tokens WHERE name = $1",
       [name],
     )) as [{ hash: string }];
     expect(row.hash).toHaveLength(64);
     const everything = JSON.stringify(
-      await service.dataSource.query('SELECT * FROM api_tokens'),
+      await service().dataSource.query('SELECT * FROM api_tokens'),
     );
     expect(everything).not.toContain(token.slice(4));
   });
@@ -57,16 +55,21 @@ describe('managed API tokens', () => {
     const name = uniqueName('revoke');
     const { token } = await tokens.create(name);
     // Each change reaches the store through a notification: polled, never raced.
-    await untilTokenAnswered(service.url, token, 200, 'the new token accepted');
+    await untilTokenAnswered(
+      service().url,
+      token,
+      200,
+      'the new token accepted',
+    );
 
     expect(await tokens.revoke(name)).toBe(true);
     await untilTokenAnswered(
-      service.url,
+      service().url,
       token,
       401,
       'the revoked token refused',
     );
-    const refused = await refusedAsInvalid(service.url, token);
+    const refused = await refusedAsInvalid(service().url, token);
     expect(refused.body).toEqual(errorBody(401));
   });
 
@@ -75,13 +78,13 @@ describe('managed API tokens', () => {
       uniqueName('expired'),
       new Date(Date.now() - 1000),
     );
-    await refusedAsInvalid(service.url, token);
+    await refusedAsInvalid(service().url, token);
   });
 
   it('keeps accepting API_TOKENS beside the table', async () => {
     expect(
       (
-        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+        await postPlant(service().url, newPlantJson(uniqueId(), 'Fern'), {
           token: OTHER_TOKEN,
         })
       ).status,

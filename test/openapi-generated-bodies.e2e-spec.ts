@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { generateSync, type JsonSchema } from 'json-schema-faker';
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { send } from './support/http.js';
 import { postPlant } from './support/plants.js';
 
@@ -32,15 +32,14 @@ const BREAKS = [
  * against one of the document's own rules are refused 400.
  */
 describe('bodies generated from the served OpenAPI document', () => {
-  let service: RunningApp;
+  const service = useApp();
   let newPlant: Schema & {
     required: string[];
     properties: Record<string, Schema>;
   };
 
   beforeAll(async () => {
-    service = await startApp();
-    const document = (await send(`${service.url}/openapi.json`)).body as {
+    const document = (await send(`${service().url}/openapi.json`)).body as {
       components: { schemas: Record<string, Schema> };
     };
     newPlant = inline(
@@ -48,7 +47,6 @@ describe('bodies generated from the served OpenAPI document', () => {
       document.components.schemas,
     ) as typeof newPlant;
   });
-  afterAll(() => service.close());
 
   const textFields = (): string[] =>
     Object.entries(newPlant.properties)
@@ -71,7 +69,7 @@ describe('bodies generated from the served OpenAPI document', () => {
             seed,
             alwaysFakeOptionals: seed % 2 === 0,
           }) as Record<string, unknown>;
-          const positive = await postPlant(service.url, JSON.stringify(body));
+          const positive = await postPlant(service().url, JSON.stringify(body));
           expect([200, 409], JSON.stringify(body)).toContain(positive.status);
 
           const negative = { ...body };
@@ -88,7 +86,7 @@ describe('bodies generated from the served OpenAPI document', () => {
             negative[target] = `${typeof text === 'string' ? text : ''}\u0000`;
           }
           const refused = await postPlant(
-            service.url,
+            service().url,
             JSON.stringify(negative),
           );
           expect(refused.status, JSON.stringify(negative)).toBe(400);

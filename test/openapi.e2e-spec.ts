@@ -1,5 +1,5 @@
 import { DEFAULT_MESSAGES } from '../src/lib/errors/api-error.js';
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { send } from './support/http.js';
 import { postPlant } from './support/plants.js';
 import { contractOf, type OpenApiDocument, readSpec } from './support/spec.js';
@@ -24,18 +24,16 @@ type Operation = {
 };
 
 describe('the published OpenAPI document', () => {
-  let service: RunningApp;
+  const service = useApp();
   let published: OpenApiDocument;
   let spec: OpenApiDocument;
 
   beforeAll(async () => {
-    service = await startApp();
-    const answer = await send(`${service.url}/openapi.json`);
+    const answer = await send(`${service().url}/openapi.json`);
     expect(answer.status).toBe(200);
     published = answer.body as OpenApiDocument;
     spec = await readSpec();
   });
-  afterAll(() => service.close());
 
   const createPlant = (document: OpenApiDocument): Operation =>
     document.paths['/plants'].post as unknown as Operation;
@@ -134,7 +132,10 @@ describe('the published OpenAPI document', () => {
         };
       }
     ).components.schemas;
-    const answer = await postPlant(service.url, '{"id": 1.5, "name": "Fern"}');
+    const answer = await postPlant(
+      service().url,
+      '{"id": 1.5, "name": "Fern"}',
+    );
     expect(answer.status).toBe(400);
     expect(schemas.Error?.properties.message?.example).toBe(
       (answer.body as { message: string }).message,
@@ -184,7 +185,7 @@ describe('the published OpenAPI document', () => {
   });
 
   it('serves Swagger UI at /docs without a token', async () => {
-    const answer = await send(`${service.url}/docs`);
+    const answer = await send(`${service().url}/docs`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
     expect(answer.text).toContain('swagger');

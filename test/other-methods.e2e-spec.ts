@@ -4,7 +4,7 @@ import {
   RawConnection,
   type RawResponse,
 } from './support/raw-http.js';
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { errorBody, send } from './support/http.js';
 
 /** Every method a fuzzer tries but TRACE (below), which fetch refuses to send. */
@@ -38,12 +38,11 @@ async function request(
  * not serve is 405 with the methods it does in Allow, never a 404, on every path served.
  */
 describe('another method on every path the service serves', () => {
-  let service: RunningApp;
+  const service = useApp();
   let served: Map<string, string[]>;
 
   beforeAll(async () => {
-    service = await startApp();
-    const document = (await send(`${service.url}/openapi.json`)).body as {
+    const document = (await send(`${service().url}/openapi.json`)).body as {
       paths: Record<string, Record<string, unknown>>;
     };
     served = new Map(
@@ -54,7 +53,6 @@ describe('another method on every path the service serves', () => {
     );
     for (const path of UNDOCUMENTED_READ_PATHS) served.set(path, ['GET']);
   });
-  afterAll(() => service.close());
 
   it('covers the probes, the create and the documentation', () => {
     expect([...served.keys()].sort()).toEqual(
@@ -74,7 +72,7 @@ describe('another method on every path the service serves', () => {
       // HEAD is answered wherever GET is.
       const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
       for (const method of METHODS.filter((m) => !allowed.includes(m))) {
-        const answer = await request(service.url, method, path);
+        const answer = await request(service().url, method, path);
         const body: unknown = JSON.parse(answer.body || 'null');
         const expected = {
           status: 405,
@@ -100,7 +98,7 @@ describe('another method on every path the service serves', () => {
   it('answers TRACE, a method no route of the service can have, 501 with an Error body on every path', async () => {
     const wrong: string[] = [];
     for (const path of [...served.keys(), '/no-such-path']) {
-      const answer = await request(service.url, 'TRACE', path);
+      const answer = await request(service().url, 'TRACE', path);
       const body: unknown = JSON.parse(answer.body || 'null');
       if (
         answer.status !== 501 ||
@@ -116,12 +114,12 @@ describe('another method on every path the service serves', () => {
 
   it('still serves the read-only paths to GET and HEAD, and a missing asset stays 404', async () => {
     for (const path of UNDOCUMENTED_READ_PATHS) {
-      expect((await request(service.url, 'GET', path)).status).toBe(200);
+      expect((await request(service().url, 'GET', path)).status).toBe(200);
       expect(
-        (await send(`${service.url}${path}`, { method: 'HEAD' })).status,
+        (await send(`${service().url}${path}`, { method: 'HEAD' })).status,
       ).toBe(200);
     }
-    expect((await send(`${service.url}/docs/no-such-asset.css`)).status).toBe(
+    expect((await send(`${service().url}/docs/no-such-asset.css`)).status).toBe(
       404,
     );
   });

@@ -1,27 +1,25 @@
 import { expectErrorAnswer } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { PublishedSchemas } from './support/openapi-schemas.js';
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { countPlants, storedPlant } from './support/stored-plants.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 describe('POST /plants', () => {
-  let service: RunningApp;
+  const service = useApp();
   let schemas: PublishedSchemas;
 
   beforeAll(async () => {
-    service = await startApp();
-    schemas = await PublishedSchemas.fetch(service.url);
+    schemas = await PublishedSchemas.fetch(service().url);
   });
-  afterAll(() => service.close());
 
   describe('creating', () => {
     it('answers 200 with exactly the Plant, and stores it', async () => {
       const id = uniqueId();
       const answer = await postPlant(
-        service.url,
+        service().url,
         newPlantJson(id, 'Monstera', 'tropical'),
       );
 
@@ -29,7 +27,7 @@ describe('POST /plants', () => {
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
       expect(answer.body).toEqual({ name: 'Monstera', tag: 'tropical' });
       schemas.expectMatches('Plant', answer.body);
-      expect(await storedPlant(service.dataSource, id)).toEqual({
+      expect(await storedPlant(service().dataSource, id)).toEqual({
         id: id.toString(),
         name: 'Monstera',
         tag: 'tropical',
@@ -38,11 +36,11 @@ describe('POST /plants', () => {
 
     it('leaves tag out of the answer, not null, when none was sent', async () => {
       const id = uniqueId();
-      const answer = await postPlant(service.url, newPlantJson(id, 'Fern'));
+      const answer = await postPlant(service().url, newPlantJson(id, 'Fern'));
 
       expect(answer.status).toBe(200);
       expect(answer.text).toBe('{"name":"Fern"}');
-      expect(await storedPlant(service.dataSource, id)).toEqual({
+      expect(await storedPlant(service().dataSource, id)).toEqual({
         id: id.toString(),
         name: 'Fern',
         tag: null,
@@ -53,11 +51,11 @@ describe('POST /plants', () => {
       const id = uniqueId();
       const name =
         'Ficus \u00e9l\u00e9gant \ud83c\udf3f \u4e2d\u6587 "quoted" \\ \n\t';
-      const answer = await postPlant(service.url, newPlantJson(id, name, ''));
+      const answer = await postPlant(service().url, newPlantJson(id, name, ''));
 
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ name, tag: '' });
-      expect(await storedPlant(service.dataSource, id)).toEqual({
+      expect(await storedPlant(service().dataSource, id)).toEqual({
         id: id.toString(),
         name,
         tag: '',
@@ -67,13 +65,13 @@ describe('POST /plants', () => {
     it('ignores properties the schema does not name: not stored, not echoed', async () => {
       const id = uniqueId();
       const answer = await postPlant(
-        service.url,
+        service().url,
         `{"id": ${id}, "name": "Aloe", "colour": "green", "id2": 99999999999999999999, "nested": {"a": [1]}}`,
       );
 
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ name: 'Aloe' });
-      const columns = (await service.dataSource.query(
+      const columns = (await service().dataSource.query(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'plants' ORDER BY column_name",
       )) as { column_name: string }[];
       expect(columns.map((column) => column.column_name)).toEqual([
@@ -91,14 +89,14 @@ describe('POST /plants', () => {
       ['-(2^53 + 1)', -(2n ** 53n) - 1n],
       ['zero', 0n],
     ])('stores %s to the last digit', async (_case, id) => {
-      await service.dataSource.query(
+      await service().dataSource.query(
         'DELETE FROM plants WHERE id = $1::bigint',
         [id.toString()],
       );
-      const answer = await postPlant(service.url, newPlantJson(id, 'Edge'));
+      const answer = await postPlant(service().url, newPlantJson(id, 'Edge'));
 
       expect(answer.status).toBe(200);
-      expect(await storedPlant(service.dataSource, id)).toEqual({
+      expect(await storedPlant(service().dataSource, id)).toEqual({
         id: id.toString(),
         name: 'Edge',
         tag: null,
@@ -123,7 +121,7 @@ describe('POST /plants', () => {
       ['an object', '{"value": 1}', INT64_RULE],
     ])('refuses an id that is %s', async (_case, idJson, message) => {
       const answer = await postPlant(
-        service.url,
+        service().url,
         `{"id": ${idJson}, "name": "Fern"}`,
       );
 
@@ -160,7 +158,7 @@ describe('POST /plants', () => {
     ])(
       'refuses a body with %s, naming the field',
       async (_case, json, message) => {
-        const answer = await postPlant(service.url, json);
+        const answer = await postPlant(service().url, json);
 
         expectErrorAnswer(answer, 400, message);
       },
@@ -169,12 +167,12 @@ describe('POST /plants', () => {
     it('writes nothing when it refuses', async () => {
       const id = uniqueId();
       const answer = await postPlant(
-        service.url,
+        service().url,
         `{"id": ${id}, "name": "Fern", "tag": null}`,
       );
 
       expect(answer.status).toBe(400);
-      expect(await countPlants(service.dataSource, id)).toBe(0);
+      expect(await countPlants(service().dataSource, id)).toBe(0);
     });
   });
 
@@ -182,18 +180,18 @@ describe('POST /plants', () => {
     it('treats the same id with the same content as a safe retry: 200, nothing written', async () => {
       const id = uniqueId();
       const first = await postPlant(
-        service.url,
+        service().url,
         newPlantJson(id, 'Cactus', 'desert'),
       );
-      const before = (await service.dataSource.query(
+      const before = (await service().dataSource.query(
         'SELECT xmin::text AS version FROM plants WHERE id = $1::bigint',
         [id.toString()],
       )) as { version: string }[];
       const again = await postPlant(
-        service.url,
+        service().url,
         newPlantJson(id, 'Cactus', 'desert'),
       );
-      const after = (await service.dataSource.query(
+      const after = (await service().dataSource.query(
         'SELECT xmin::text AS version FROM plants WHERE id = $1::bigint',
         [id.toString()],
       )) as { version: string }[];
@@ -202,7 +200,7 @@ describe('POST /plants', () => {
       expect(again.status).toBe(200);
       expect(again.body).toEqual({ name: 'Cactus', tag: 'desert' });
       expect(after).toEqual(before);
-      expect(await countPlants(service.dataSource, id)).toBe(1);
+      expect(await countPlants(service().dataSource, id)).toBe(1);
     });
 
     it.each([
@@ -213,9 +211,9 @@ describe('POST /plants', () => {
       'answers 409 for the same id with %s, and keeps the first',
       async (_case, name, tag) => {
         const id = uniqueId();
-        await postPlant(service.url, newPlantJson(id, 'Cactus', 'desert'));
+        await postPlant(service().url, newPlantJson(id, 'Cactus', 'desert'));
         const conflict = await postPlant(
-          service.url,
+          service().url,
           newPlantJson(id, name, tag),
         );
 
@@ -224,7 +222,7 @@ describe('POST /plants', () => {
           409,
           'A plant with this id already exists with a different name or tag.',
         );
-        expect(await storedPlant(service.dataSource, id)).toEqual({
+        expect(await storedPlant(service().dataSource, id)).toEqual({
           id: id.toString(),
           name: 'Cactus',
           tag: 'desert',
@@ -239,7 +237,7 @@ describe('POST /plants', () => {
         (_, index) => `Contender ${index}`,
       );
       const answers = await Promise.all(
-        names.map((name) => postPlant(service.url, newPlantJson(id, name))),
+        names.map((name) => postPlant(service().url, newPlantJson(id, name))),
       );
 
       const winners = answers.flatMap((answer, index) =>
@@ -249,7 +247,7 @@ describe('POST /plants', () => {
       expect(answers.filter((answer) => answer.status === 409)).toHaveLength(
         names.length - 1,
       );
-      expect(await storedPlant(service.dataSource, id)).toEqual({
+      expect(await storedPlant(service().dataSource, id)).toEqual({
         id: id.toString(),
         name: winners[0],
         tag: null,
@@ -260,14 +258,14 @@ describe('POST /plants', () => {
       const id = uniqueId();
       const answers = await Promise.all(
         Array.from({ length: 40 }, () =>
-          postPlant(service.url, newPlantJson(id, 'Twin', 'same')),
+          postPlant(service().url, newPlantJson(id, 'Twin', 'same')),
         ),
       );
 
       expect(answers.map((answer) => answer.status)).toEqual(
         Array(40).fill(200),
       );
-      expect(await countPlants(service.dataSource, id)).toBe(1);
+      expect(await countPlants(service().dataSource, id)).toBe(1);
     });
   });
 });

@@ -3,28 +3,24 @@ import { request } from 'node:http';
 import type { MockInstance } from 'vitest';
 import { ApiTokensService } from '../src/lib/managed-tokens/api-tokens.service.js';
 import { TokenVerifier } from '../src/lib/auth/token-verifier.js';
-import { type RunningApp, startApp } from './support/app.js';
+import { type RunningApp, startApp, useApp } from './support/app.js';
 import { eventually } from './support/poll.js';
 import { errorBody } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 
 describe('failed authentication, per client address', () => {
-  let service: RunningApp;
-  beforeAll(async () => {
-    service = await startApp({
-      AUTH_FAILURE_LIMIT: '5',
-      AUTH_FAILURE_WINDOW_MS: '60000',
-    });
+  const service = useApp({
+    AUTH_FAILURE_LIMIT: '5',
+    AUTH_FAILURE_WINDOW_MS: '60000',
   });
-  afterAll(() => service.close());
 
   it('answers 429 with Retry-After past the limit, while a valid token still gets through', async () => {
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 8; attempt += 1) {
       statuses.push(
         (
-          await postPlant(service.url, '{}', {
+          await postPlant(service().url, '{}', {
             token: `wrong-token-${attempt}`,
           })
         ).status,
@@ -32,7 +28,7 @@ describe('failed authentication, per client address', () => {
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
 
-    const limited = await postPlant(service.url, '{}', { token: null });
+    const limited = await postPlant(service().url, '{}', { token: null });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.body).toEqual(
@@ -40,31 +36,28 @@ describe('failed authentication, per client address', () => {
     );
 
     expect(
-      (await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'))).status,
+      (await postPlant(service().url, newPlantJson(uniqueId(), 'Fern'))).status,
     ).toBe(200);
   });
 });
 
 describe('per token, when configured', () => {
-  let service: RunningApp;
-  beforeAll(async () => {
-    service = await startApp({
-      TOKEN_RATE_LIMIT: '3',
-      TOKEN_RATE_WINDOW_MS: '60000',
-    });
+  const service = useApp({
+    TOKEN_RATE_LIMIT: '3',
+    TOKEN_RATE_WINDOW_MS: '60000',
   });
-  afterAll(() => service.close());
 
   it('answers 429 to a token past its limit, and not to another token', async () => {
     const statuses: number[] = [];
     for (let request = 0; request < 5; request += 1) {
       statuses.push(
-        (await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'))).status,
+        (await postPlant(service().url, newPlantJson(uniqueId(), 'Fern')))
+          .status,
       );
     }
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const limited = await postPlant(
-      service.url,
+      service().url,
       newPlantJson(uniqueId(), 'Fern'),
     );
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -72,7 +65,7 @@ describe('per token, when configured', () => {
 
     expect(
       (
-        await postPlant(service.url, newPlantJson(uniqueId(), 'Fern'), {
+        await postPlant(service().url, newPlantJson(uniqueId(), 'Fern'), {
           token: OTHER_TOKEN,
         })
       ).status,
@@ -149,27 +142,25 @@ function countLookUps(tokens: ApiTokensService) {
 }
 
 describe('what failed authentication costs the database', () => {
-  let service: RunningApp;
+  const service = useApp({
+    AUTH_FAILURE_LIMIT: '5',
+    AUTH_FAILURE_WINDOW_MS: '60000',
+  });
   let tokens: ApiTokensService;
   let lookUps: MockInstance<ApiTokensService['findActive']>;
 
   beforeAll(async () => {
-    service = await startApp({
-      AUTH_FAILURE_LIMIT: '5',
-      AUTH_FAILURE_WINDOW_MS: '60000',
-    });
-    tokens = service.app.get(ApiTokensService);
+    tokens = service().app.get(ApiTokensService);
     lookUps = countLookUps(tokens).spy;
   });
   beforeEach(() => {
     lookUps.mockClear();
   });
-  afterAll(() => service.close());
 
   it('looks up no token at all: guesses from many addresses are refused from memory', async () => {
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, index) =>
-        postFrom(service.url, `127.0.1.${index + 1}`, guess()),
+        postFrom(service().url, `127.0.1.${index + 1}`, guess()),
       ),
     );
     expect(new Set(answers)).toEqual(new Set([401]));
@@ -180,12 +171,12 @@ describe('what failed authentication costs the database', () => {
     const { token } = await tokens.create(`known-${process.pid}-${uniqueId()}`);
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 7; attempt += 1)
-      statuses.push(await postFrom(service.url, '127.0.0.3', guess()));
+      statuses.push(await postFrom(service().url, '127.0.0.3', guess()));
     expect(statuses).toEqual([...Array(5).fill(401), ...Array(2).fill(429)]);
 
     expect(
       await postFrom(
-        service.url,
+        service().url,
         '127.0.0.3',
         TOKEN,
         newPlantJson(uniqueId(), 'Fern'),
@@ -196,7 +187,7 @@ describe('what failed authentication costs the database', () => {
       'the new managed token accepted from a blocked address',
       async () =>
         (await postFrom(
-          service.url,
+          service().url,
           '127.0.0.3',
           token,
           newPlantJson(uniqueId(), 'Fern'),

@@ -1,22 +1,18 @@
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('request id', () => {
-  let service: RunningApp;
-  beforeAll(async () => {
-    service = await startApp();
-  });
-  afterAll(() => service.close());
+  const service = useApp();
 
   it('echoes a sane X-Request-Id, and makes one up otherwise', async () => {
     const kept = await postPlant(
-      service.url,
+      service().url,
       newPlantJson(uniqueId(), 'Fern'),
       { headers: { 'X-Request-Id': 'abc-123' } },
     );
     expect(kept.headers.get('x-request-id')).toBe('abc-123');
     const replaced = await postPlant(
-      service.url,
+      service().url,
       newPlantJson(uniqueId(), 'Fern'),
       {
         headers: { 'X-Request-Id': 'x'.repeat(500) },

@@ -1,13 +1,9 @@
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { headersHelmetSets } from './support/helmet-headers.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 
 describe('security headers', () => {
-  let service: RunningApp;
-  beforeAll(async () => {
-    service = await startApp();
-  });
-  afterAll(() => service.close());
+  const service = useApp();
 
   const expectHelmetHeaders = (headers: Headers) => {
     const expected = headersHelmetSets();
@@ -19,7 +15,7 @@ describe('security headers', () => {
 
   it('sends every header helmet sets, with its value, on a create', async () => {
     const answer = await postPlant(
-      service.url,
+      service().url,
       newPlantJson(uniqueId(), 'Fern'),
     );
     expect(answer.status).toBe(200);
@@ -32,10 +28,10 @@ describe('security headers', () => {
   });
 
   it('sends them on a refusal and on the OpenAPI document too', async () => {
-    const refused = await fetch(`${service.url}/plants`, { method: 'POST' });
+    const refused = await fetch(`${service().url}/plants`, { method: 'POST' });
     expect(refused.status).toBe(401);
     expectHelmetHeaders(refused.headers);
-    const document = await fetch(`${service.url}/openapi.json`);
+    const document = await fetch(`${service().url}/openapi.json`);
     expect(document.status).toBe(200);
     expectHelmetHeaders(document.headers);
   });

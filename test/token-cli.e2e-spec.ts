@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { inject } from 'vitest';
-import { type RunningApp, startApp } from './support/app.js';
+import { useApp } from './support/app.js';
 import { type CommandResult, runCommand } from './support/command.js';
 import { untilTokenAnswered } from './support/plants.js';
 
@@ -20,13 +20,8 @@ function tokenCli(...args: string[]): Promise<CommandResult> {
 }
 
 describe('npm run token', () => {
-  let service: RunningApp;
+  const service = useApp();
   const name = `cli-${process.pid}-${Date.now()}`;
-
-  beforeAll(async () => {
-    service = await startApp();
-  });
-  afterAll(() => service.close());
 
   it('creates a token shown once, that the service accepts', async () => {
     const created = await tokenCli(
@@ -45,7 +40,7 @@ describe('npm run token', () => {
 
     // The running service learns of it through a notification: polled, not raced.
     await untilTokenAnswered(
-      service.url,
+      service().url,
       token,
       200,
       'the created token accepted',
@@ -65,7 +60,7 @@ describe('npm run token', () => {
       new RegExp(`^${name}\\s+.*revoked$`, 'm'),
     );
     await untilTokenAnswered(
-      service.url,
+      service().url,
       token,
       401,
       'the revoked token refused',

@@ -30,3 +30,25 @@ export async function startApp(
     close: () => app.close(),
   };
 }
+
+/**
+ * startApp(...) before the enclosing describe's tests, closed after them: the returned
+ * function gives the running app inside a test or hook, as the testing kit's
+ * usePlantStore does.
+ */
+export function useApp(
+  ...start: Parameters<typeof startApp>
+): () => RunningApp {
+  let running: RunningApp | undefined;
+  beforeAll(async () => {
+    running = await startApp(...start);
+  });
+  afterAll(() => running?.close());
+  return () => {
+    if (running === undefined)
+      throw new Error(
+        'useApp: the app starts in beforeAll; use it in a test or hook',
+      );
+    return running;
+  };
+}
