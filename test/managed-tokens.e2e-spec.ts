@@ -81,6 +81,25 @@ describe('managed API tokens', () => {
     await refusedAsInvalid(service().url, token);
   });
 
+  it('looks up and counts only active tokens, by the one definition the store reads with', async () => {
+    const before = await tokens.countActive();
+    const active = await tokens.create(uniqueName('lookup-active'));
+    const expired = await tokens.create(
+      uniqueName('lookup-expired'),
+      new Date(Date.now() - 1000),
+    );
+    const revoked = await tokens.create(uniqueName('lookup-revoked'));
+    expect(await tokens.revoke(revoked.record.name)).toBe(true);
+
+    expect((await tokens.findActive(active.record.tokenHash))?.name).toBe(
+      active.record.name,
+    );
+    expect(await tokens.findActive(expired.record.tokenHash)).toBeUndefined();
+    expect(await tokens.findActive(revoked.record.tokenHash)).toBeUndefined();
+    // One more: the expired and the revoked one are not counted (spec files run one at a time).
+    expect(await tokens.countActive()).toBe(before + 1);
+  });
+
   it('keeps accepting API_TOKENS beside the table', async () => {
     expect(
       (

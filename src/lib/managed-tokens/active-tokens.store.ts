@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import {
-  type ActiveToken,
-  type ActiveTokenRow,
-  ActiveTokens,
-} from './active-tokens.js';
+  type ActiveTokenColumns,
+  activeRowsOf,
+  toActiveTokenRow,
+} from './active-token-rows.js';
+import { type ActiveToken, ActiveTokens } from './active-tokens.js';
 
 /** The channel the api_tokens trigger notifies (migration 1764000000000). */
 export const TOKENS_CHANGED_CHANNEL = 'api_tokens_changed';
@@ -30,22 +31,6 @@ const MOST_NAMES_PER_READ = 1_000;
 const RECONNECT_FIRST_MS = 0;
 const RECONNECT_SECOND_MS = 100;
 const RECONNECT_MOST_MS = 2_000;
-
-const activeRows = (table: string) => `
-  SELECT name, token_hash, expires_at FROM ${table}
-  WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
-
-interface Row {
-  name: string;
-  token_hash: Buffer;
-  expires_at: Date | null;
-}
-
-const toRow = (row: Row): ActiveTokenRow => ({
-  name: row.name,
-  tokenHash: row.token_hash,
-  expiresAt: row.expires_at,
-});
 
 /** Why the last full reload ran, for the metrics. */
 export type ReloadReason = 'connect' | 'periodic' | 'notified';
@@ -84,7 +69,7 @@ export class ActiveTokenStore {
 
   constructor(private readonly options: ActiveTokenStoreOptions) {
     this.tokens = new ActiveTokens(options.maxTokens);
-    this.activeRows = activeRows(options.table);
+    this.activeRows = activeRowsOf(options.table);
   }
 
   /** Connects, listens and loads; resolves once loaded, or once the first try failed. */
@@ -192,7 +177,7 @@ export class ActiveTokenStore {
     reason: ReloadReason,
   ): Promise<void> {
     const sentAt = Date.now();
-    const { rows } = await client.query<Row>(
+    const { rows } = await client.query<ActiveTokenColumns>(
       `${this.activeRows} ORDER BY created_at, name LIMIT $1`,
       [this.options.maxTokens + 1],
     );
@@ -200,7 +185,7 @@ export class ActiveTokenStore {
     const more = rows.length > this.options.maxTokens;
     const wasComplete = this.tokens.complete;
     this.tokens.replaceAll(
-      rows.slice(0, this.options.maxTokens).map(toRow),
+      rows.slice(0, this.options.maxTokens).map(toActiveTokenRow),
       more,
     );
     this.lastConfirmedAt = sentAt;
@@ -246,10 +231,12 @@ export class ActiveTokenStore {
       return;
     }
     client
-      .query<Row>(`${this.activeRows} AND name = ANY($1)`, [names])
+      .query<ActiveTokenColumns>(`${this.activeRows} AND name = ANY($1)`, [
+        names,
+      ])
       .then(({ rows }) => {
         if (generation !== this.generation) return;
-        this.tokens.applyChanges(names, rows.map(toRow));
+        this.tokens.applyChanges(names, rows.map(toActiveTokenRow));
       })
       .catch((error: unknown) => this.lose(generation, String(error)));
   }

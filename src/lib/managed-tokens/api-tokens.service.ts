@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
-import { ApiTokenEntity, stateOf } from './api-token.entity.js';
+import { ACTIVE_TOKEN } from './active-token-rows.js';
+import { ApiTokenEntity } from './api-token.entity.js';
 import { hashToken } from './token-hash.js';
 
 /** The prefix lets secret scanners recognise a leaked Plant Store token. */
@@ -61,14 +62,19 @@ export class ApiTokensService {
     return (result.affected ?? 0) > 0;
   }
 
-  /** The name of the active token with this hash, if any. */
+  /** The active token with this hash, if any. */
   async findActive(tokenHash: Buffer): Promise<ApiTokenEntity | undefined> {
-    const token = await this.tokens.findOneBy({ tokenHash });
-    return token !== null && stateOf(token) === 'active' ? token : undefined;
+    const token = await this.tokens
+      .createQueryBuilder()
+      .where('token_hash = :tokenHash', { tokenHash })
+      .andWhere(ACTIVE_TOKEN)
+      .getOne();
+    return token ?? undefined;
   }
 
+  // async: before the DataSource is initialized createQueryBuilder throws, and a caller's
+  // catch must see it.
   async countActive(): Promise<number> {
-    const tokens = await this.tokens.findBy({ revokedAt: IsNull() });
-    return tokens.filter((token) => stateOf(token) === 'active').length;
+    return this.tokens.createQueryBuilder().where(ACTIVE_TOKEN).getCount();
   }
 }
