@@ -7,7 +7,7 @@ import {
 } from './request-body/body-limit.js';
 import { holdContinue } from './request-body/expect-continue.js';
 import { NAMED_METHODS } from './errors/other-methods.js';
-import { nodeRequestOf } from './http-request/node-http.js';
+import { nodeRequestOf, nodeResponseOf } from './http-request/node-http.js';
 import {
   listenForBrokenConnections,
   poolOf,
@@ -92,6 +92,7 @@ export const forTheService = {
   holdContinue,
   NAMED_METHODS,
   nodeRequestOf,
+  nodeResponseOf,
   listenForBrokenConnections,
   poolOf,
 } as const;

@@ -12,7 +12,7 @@ import {
 } from './logging/request-log.js';
 import { isDocumentationPath } from './openapi/openapi.js';
 
-const { nodeRequestOf } = forTheService;
+const { nodeRequestOf, nodeResponseOf } = forTheService;
 
 /** What the adapter's own steps of the front door (6-10) are given, worked out once. */
 export interface AdapterDoorSettings {
@@ -71,7 +71,7 @@ export function doorStep(
   const log = app.get(RequestLog);
   const timing = app.get(RequestTiming);
   return (request, reply) => {
-    const response = 'raw' in reply ? reply.raw : reply;
+    const response = nodeResponseOf(reply);
     response.setHeaders(securityHeaders as Map<string, string>);
     const { url, method } = nodeRequestOf(request);
     const path = atDoor(url ?? '', method);

@@ -210,7 +210,7 @@ async function startService(
   // Each WEB_CONCURRENCY worker listens before it is ready and answers for itself: the
   // store is ready once each has logged so.
   const allStarted = (): boolean =>
-    output.split(DATABASE_STARTED_MESSAGE).length > workers;
+    workers === 0 || output.split(DATABASE_STARTED_MESSAGE).length > workers;
   // Readiness of this instance: another one left on the port would answer 200 too.
   while ((await readyInstance(url)) !== instanceId || !allStarted()) {
     if (
