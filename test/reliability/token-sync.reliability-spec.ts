@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { TOKEN_SYNC_APPLICATION_NAME } from '../../src/lib/managed-tokens/active-tokens.store.js';
 import { hashToken } from '../../src/lib/managed-tokens/token-hash.js';
+import { tokenVerdict } from '../../src/service/testing/token-verdict.js';
 import { Ledger } from '../support/reliability/ledger.js';
 import { startLoad } from '../support/reliability/load.js';
 import {
@@ -21,23 +22,12 @@ const LOAD_CLIENTS_PER_INSTANCE = 8;
 // Far past the test's own failures: the polls below are failed authentication too.
 const NO_FAILURE_LIMIT = '1000000';
 
-/**
- * Authenticates `token` on `url` without writing: a valid token reaches the body check
- * (400 for `{}`), an invalid one gets 401.
- */
+/** `tokenVerdict`, where any answer but 400 or 401 is a failure of the scenario. */
 async function accepted(url: string, token: string): Promise<boolean> {
-  const response = await fetch(`${url}/plants`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-    },
-    body: '{}',
-  });
-  await response.arrayBuffer();
-  if (response.status !== 400 && response.status !== 401)
-    throw new Error(`Unexpected ${response.status} while polling a token`);
-  return response.status === 400;
+  const { accepted, status } = await tokenVerdict(url, token);
+  if (status !== 400 && status !== 401)
+    throw new Error(`Unexpected ${status} while polling a token`);
+  return accepted === true;
 }
 
 /** Polls `url` back to back until the token is (or is no longer) accepted; when it was. */

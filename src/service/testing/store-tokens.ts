@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { ApiTokensService } from '../../lib/managed-tokens/api-tokens.service.js';
+import { tokenVerdict } from './token-verdict.js';
 
 /** A change reaches the service within 1 s (docs/tokens.md); this is for a loaded machine. */
 const SEEN_DEADLINE_MS = 10_000;
@@ -29,7 +30,7 @@ export class ManagedTokens implements StoreTokens {
     const name = `testing-${randomBytes(6).toString('hex')}`;
     const { token } = await tokens.create(name);
     this.names.set(token, name);
-    await this.until(token, (accepted) => accepted);
+    await this.until(token, true);
     return token;
   }
 
@@ -41,7 +42,7 @@ export class ManagedTokens implements StoreTokens {
       );
     const { tokens } = await this.connected();
     await tokens.revoke(name);
-    await this.until(token, (accepted) => !accepted);
+    await this.until(token, false);
   }
 
   async close(): Promise<void> {
@@ -76,23 +77,10 @@ export class ManagedTokens implements StoreTokens {
     return this.service;
   }
 
-  /** Asks the service until it agrees: 401 for a token refused, 400 past authentication. */
-  private async until(
-    token: string,
-    wanted: (accepted: boolean) => boolean,
-  ): Promise<void> {
+  /** Asks the service until it agrees (token-verdict.ts). */
+  private async until(token: string, wanted: boolean): Promise<void> {
     const deadline = Date.now() + SEEN_DEADLINE_MS;
-    for (;;) {
-      const answer = await fetch(`${this.url}/plants`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${token}`,
-          'Content-Type': 'application/json',
-        },
-        body: '{}',
-      });
-      await answer.arrayBuffer();
-      if (wanted(answer.status !== 401)) return;
+    while ((await tokenVerdict(this.url, token)).accepted !== wanted) {
       if (Date.now() > deadline)
         throw new Error(
           `The service did not take the token change within ${SEEN_DEADLINE_MS / 1000} s.`,
