@@ -1,0 +1,80 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import {
+  type ListeningServer,
+  listening,
+} from '../../../test/support/node-server.js';
+import {
+  isWholeResponse,
+  parseResponse,
+  RawConnection,
+} from '../../../test/support/raw-http.js';
+import { capConnections } from './connection-cap.js';
+
+const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+
+describe('capConnections', () => {
+  let door: ListeningServer;
+  const opened: RawConnection[] = [];
+
+  async function open(): Promise<RawConnection> {
+    const connection = await RawConnection.open(door.port);
+    opened.push(connection);
+    return connection;
+  }
+
+  /** The status of a GET on `connection`: a refused one has its whole 503 before it closes. */
+  async function served(connection: RawConnection): Promise<number> {
+    connection.write(GET);
+    const text = await connection.until(isWholeResponse);
+    return parseResponse(text).status;
+  }
+
+  beforeEach(async () => {
+    door = await listening(
+      (_request, response) =>
+        response.writeHead(200, { 'Content-Length': '2' }).end('ok'),
+      { prepare: (server) => capConnections(server, 2) },
+    );
+  });
+  afterEach(async () => {
+    for (const connection of opened.splice(0)) connection.socket.destroy();
+    await door.close();
+  });
+
+  it('serves up to the cap, answers the next connection with the overload 503 before any request, and serves again once one closes', async () => {
+    const [first, second] = [await open(), await open()];
+    expect([await served(first), await served(second)]).toEqual([200, 200]);
+
+    const third = await open();
+    // Written before anything is asked: the refusal does not wait for a request.
+    const refusal = parseResponse(await third.closed);
+    expect(refusal.status).toBe(503);
+    expect(refusal.headers.connection).toBe('close');
+    expect(refusal.headers['retry-after']).toBeDefined();
+    expect(JSON.parse(refusal.body)).toMatchObject({ error: 503 });
+
+    first.socket.destroy();
+    await once(first.socket, 'close');
+    // The server learns of the close a moment later.
+    let status: number | undefined;
+    for (let attempt = 0; status !== 200 && attempt < 100; attempt += 1)
+      status = await served(await open());
+    expect(status).toBe(200);
+  });
+
+  it('leaves a server alone with a cap of 0', () => {
+    const server = createServer();
+    const listeners = server.listeners('connection');
+    capConnections(server, 0);
+    expect(server.listeners('connection')).toEqual(listeners);
+  });
+
+  it('refuses to start on a server that does not serve from one connection listener', () => {
+    const server = createServer();
+    server.on('connection', () => undefined);
+    expect(() => capConnections(server, 1)).toThrow(
+      "Expected Node's HTTP server to serve connections from one 'connection' listener, found 2.",
+    );
+  });
+});
