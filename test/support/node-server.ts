@@ -5,13 +5,20 @@ import {
   type ServerOptions,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RawConnection } from './raw-http.js';
 
 export interface ListeningServer {
   server: Server;
   port: number;
   url: string;
-  /** Ends every connection and closes the server. */
+  /** Ends every connection and closes the server, if it still listens. */
   close(): Promise<void>;
+}
+
+interface ServerSetUp {
+  options?: ServerOptions;
+  /** Listeners and the like, before it listens. */
+  prepare?: (server: Server) => void;
 }
 
 /**
@@ -20,10 +27,7 @@ export interface ListeningServer {
  */
 export async function listening(
   listener?: RequestListener,
-  {
-    options,
-    prepare,
-  }: { options?: ServerOptions; prepare?: (server: Server) => void } = {},
+  { options, prepare }: ServerSetUp = {},
 ): Promise<ListeningServer> {
   const server = createServer(
     { requireHostHeader: false, ...options },
@@ -38,7 +42,44 @@ export async function listening(
     url: `http://127.0.0.1:${port}`,
     close: async () => {
       server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      if (server.listening)
+        await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+export interface ServerUnderTest {
+  readonly server: Server;
+  readonly port: number;
+  /** A raw connection to it, destroyed after the test. */
+  open(): Promise<RawConnection>;
+}
+
+/** `listening` for each test of the describe it is called in, closed after it with its raw connections. */
+export function useListening(
+  listener: RequestListener,
+  setUp: ServerSetUp = {},
+): ServerUnderTest {
+  let current: ListeningServer | undefined;
+  const opened: RawConnection[] = [];
+  beforeEach(async () => {
+    current = await listening(listener, setUp);
+  });
+  afterEach(async () => {
+    for (const connection of opened.splice(0)) connection.socket.destroy();
+    await current?.close();
+  });
+  return {
+    get server() {
+      return current!.server;
+    },
+    get port() {
+      return current!.port;
+    },
+    async open() {
+      const connection = await RawConnection.open(current!.port);
+      opened.push(connection);
+      return connection;
     },
   };
 }

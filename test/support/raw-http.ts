@@ -102,6 +102,16 @@ export class RawConnection {
     });
   }
 
+  /** Writes `request` and resolves to the response it gets (a 204 carries no length). */
+  async ask(request: string): Promise<RawResponse> {
+    this.write(request);
+    return parseResponse(
+      await this.until(
+        (text) => isWholeResponse(text) || text.startsWith('HTTP/1.1 204'),
+      ),
+    );
+  }
+
   get text(): string {
     return this.received;
   }

@@ -1,17 +1,13 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOrCreateSecretFile } from './secret-file.js';
+import { useTempFolder } from '../../../test/support/temp-folder.js';
 
 describe('readOrCreateSecretFile', () => {
-  let folder: string;
-  beforeEach(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'secret-file-'));
-  });
-  afterEach(() => rm(folder, { recursive: true, force: true }));
+  const folder = useTempFolder('secret-file-');
 
   it('makes the secret once, in a 0600 file in a folder it creates, and reads the same one after', async () => {
-    const path = join(folder, 'nested', 'token');
+    const path = join(folder(), 'nested', 'token');
     const made = await readOrCreateSecretFile(path, {
       bytes: 24,
       prefix: 'pst_',
@@ -26,7 +22,7 @@ describe('readOrCreateSecretFile', () => {
   });
 
   it('keeps a secret written by hand, trimmed, and makes a new one for an empty file', async () => {
-    const path = join(folder, 'password');
+    const path = join(folder(), 'password');
     await writeFile(path, '  chosen-by-hand \n');
     expect(await readOrCreateSecretFile(path, { bytes: 8 })).toBe(
       'chosen-by-hand',
@@ -39,7 +35,7 @@ describe('readOrCreateSecretFile', () => {
   it('makes a different secret in each new file', async () => {
     const [a, b] = await Promise.all(
       ['a', 'b'].map((name) =>
-        readOrCreateSecretFile(join(folder, name), { bytes: 16 }),
+        readOrCreateSecretFile(join(folder(), name), { bytes: 16 }),
       ),
     );
     expect(a).not.toBe(b);

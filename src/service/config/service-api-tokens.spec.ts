@@ -1,24 +1,19 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfiguredTokens } from '../../lib/auth/configured-tokens.js';
 import { hashToken } from '../../lib/managed-tokens/token-hash.js';
 import { validateEnvironment } from './environment.js';
 import { loadServiceApiTokens } from './service-api-tokens.js';
+import { useTempFolder } from '../../../test/support/temp-folder.js';
 
 describe('loadServiceApiTokens', () => {
-  let dataDir: string;
-
-  beforeEach(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
-  });
-  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+  const dataDir = useTempFolder('plant-store-tokens-');
 
   it('takes the tokens of API_TOKENS, which AuthModule keeps as hashes only', async () => {
     const tokens = await loadServiceApiTokens(
       validateEnvironment({
         API_TOKENS: 'first-token-0123456789,second-token-0123456789',
-        DATA_DIR: dataDir,
+        DATA_DIR: dataDir(),
       }),
     );
     expect(tokens.accepted).toEqual([
@@ -38,7 +33,7 @@ describe('loadServiceApiTokens', () => {
     const tokens = await loadServiceApiTokens(
       validateEnvironment({
         DATABASE_URL: 'postgres://u:p@db/plants',
-        DATA_DIR: dataDir,
+        DATA_DIR: dataDir(),
       }),
     );
     expect(tokens.accepted).toEqual([]);
@@ -46,16 +41,16 @@ describe('loadServiceApiTokens', () => {
   });
 
   it('makes a development token once for the embedded database, private to its owner, and reuses it', async () => {
-    const env = validateEnvironment({ DATA_DIR: dataDir });
+    const env = validateEnvironment({ DATA_DIR: dataDir() });
     const first = await loadServiceApiTokens(env);
     const second = await loadServiceApiTokens(env);
 
     expect(first.developmentToken).toMatch(/^dev_[\w-]{43}$/);
     expect(second.developmentToken).toBe(first.developmentToken);
-    expect((await readFile(join(dataDir, 'dev-token'), 'utf8')).trim()).toBe(
+    expect((await readFile(join(dataDir(), 'dev-token'), 'utf8')).trim()).toBe(
       first.developmentToken,
     );
-    expect((await stat(join(dataDir, 'dev-token'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dataDir(), 'dev-token'))).mode & 0o777).toBe(0o600);
     expect(first.accepted).toEqual([first.developmentToken]);
   });
 });

@@ -1,27 +1,18 @@
 import type { Socket } from 'node:net';
-import {
-  type ListeningServer,
-  listening,
-} from '../../../test/support/node-server.js';
-import {
-  parseResponse,
-  RawConnection,
-} from '../../../test/support/raw-http.js';
+import { useListening } from '../../../test/support/node-server.js';
+import { parseResponse } from '../../../test/support/raw-http.js';
 import { answerClientError } from './client-error.handler.js';
 
 describe('answerClientError: what Node’s parser refuses', () => {
-  let door: ListeningServer;
-
-  beforeEach(async () => {
-    door = await listening(
-      (_request, response) => response.writeHead(204).end(),
-      { prepare: (server) => server.on('clientError', answerClientError) },
-    );
-  });
-  afterEach(() => door.close());
+  const door = useListening(
+    (_request, response) => response.writeHead(204).end(),
+    {
+      prepare: (server) => server.on('clientError', answerClientError),
+    },
+  );
 
   async function refusalOf(request: string) {
-    const connection = await RawConnection.open(door.port);
+    const connection = await door.open();
     connection.write(request);
     return parseResponse(await connection.closed);
   }

@@ -1,46 +1,26 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import { useListening } from '../../../test/support/node-server.js';
 import {
-  type ListeningServer,
-  listening,
-} from '../../../test/support/node-server.js';
-import {
-  isWholeResponse,
   parseResponse,
-  RawConnection,
+  type RawConnection,
 } from '../../../test/support/raw-http.js';
 import { capConnections } from './connection-cap.js';
 
 const GET = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
 
 describe('capConnections', () => {
-  let door: ListeningServer;
-  const opened: RawConnection[] = [];
-
-  async function open(): Promise<RawConnection> {
-    const connection = await RawConnection.open(door.port);
-    opened.push(connection);
-    return connection;
-  }
+  const door = useListening(
+    (_request, response) =>
+      response.writeHead(200, { 'Content-Length': '2' }).end('ok'),
+    { prepare: (server) => capConnections(server, 2) },
+  );
+  const open = () => door.open();
 
   /** The status of a GET on `connection`: a refused one has its whole 503 before it closes. */
   async function served(connection: RawConnection): Promise<number> {
-    connection.write(GET);
-    const text = await connection.until(isWholeResponse);
-    return parseResponse(text).status;
+    return (await connection.ask(GET)).status;
   }
-
-  beforeEach(async () => {
-    door = await listening(
-      (_request, response) =>
-        response.writeHead(200, { 'Content-Length': '2' }).end('ok'),
-      { prepare: (server) => capConnections(server, 2) },
-    );
-  });
-  afterEach(async () => {
-    for (const connection of opened.splice(0)) connection.socket.destroy();
-    await door.close();
-  });
 
   it('serves up to the cap, answers the next connection with the overload 503 before any request, and serves again once one closes', async () => {
     const [first, second] = [await open(), await open()];

@@ -1,13 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type ListeningServer,
-  listening,
-} from '../../../test/support/node-server.js';
-import {
-  isWholeResponse,
-  parseResponse,
-  RawConnection,
-} from '../../../test/support/raw-http.js';
+import { useListening } from '../../../test/support/node-server.js';
 import {
   refuseExpectation,
   refuseUnknownMethod,
@@ -25,26 +17,13 @@ function frontDoorChecks(request: IncomingMessage, response: ServerResponse) {
 }
 
 describe('the protocol checks on Node’s request and response', () => {
-  let door: ListeningServer;
-
-  beforeEach(async () => {
-    door = await listening(frontDoorChecks, {
-      prepare: (server) => server.on('checkExpectation', refuseExpectation),
-    });
+  const door = useListening(frontDoorChecks, {
+    prepare: (server) => server.on('checkExpectation', refuseExpectation),
   });
-  afterEach(() => door.close());
 
-  /** One request written as it is, and its answer. */
+  /** One request written as it is, on a connection of its own, and its answer. */
   async function ask(request: string) {
-    const connection = await RawConnection.open(door.port);
-    connection.write(request);
-    // 204 has no Content-Length; every refusal has one.
-    const text = await connection.until(
-      (received) =>
-        isWholeResponse(received) || received.startsWith('HTTP/1.1 204'),
-    );
-    connection.socket.destroy();
-    return parseResponse(text);
+    return (await door.open()).ask(request);
   }
 
   it('answers an HTTP/1.1 request without Host with 400, the Error body and a close', async () => {

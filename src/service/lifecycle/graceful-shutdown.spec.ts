@@ -1,15 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpAdapterHost } from '@nestjs/core';
-import {
-  type ListeningServer,
-  listening,
-} from '../../../test/support/node-server.js';
+import { useListening } from '../../../test/support/node-server.js';
 import { eventually } from '../../../test/support/poll.js';
 import {
   connectError,
-  isWholeResponse,
   parseResponse,
-  RawConnection,
+  type RawConnection,
 } from '../../../test/support/raw-http.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { ShutdownState } from './shutdown-state.js';
@@ -17,38 +13,27 @@ import { ShutdownState } from './shutdown-state.js';
 const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
 
 describe('GracefulShutdown', () => {
-  let door: ListeningServer;
   let state: ShutdownState;
   let shutdown: GracefulShutdown;
   /** Requests to /held wait here until the test answers them. */
   let held: ServerResponse[];
-  const opened: RawConnection[] = [];
+  const door = useListening(
+    (request: IncomingMessage, response: ServerResponse) => {
+      shutdown.track(response);
+      if (request.url === '/held') held.push(response);
+      else response.writeHead(200, { 'Content-Length': '2' }).end('ok');
+    },
+  );
+  const open = () => door.open();
 
-  beforeEach(async () => {
+  beforeEach(() => {
     held = [];
     state = new ShutdownState();
-    door = await listening(
-      (request: IncomingMessage, response: ServerResponse) => {
-        shutdown.track(response);
-        if (request.url === '/held') held.push(response);
-        else response.writeHead(200, { 'Content-Length': '2' }).end('ok');
-      },
-    );
     const adapterHost = {
       httpAdapter: { getHttpServer: () => door.server },
     } as unknown as HttpAdapterHost;
     shutdown = new GracefulShutdown(adapterHost, state);
   });
-  afterEach(async () => {
-    for (const connection of opened.splice(0)) connection.socket.destroy();
-    if (door.server.listening) await door.close();
-  });
-
-  async function open(): Promise<RawConnection> {
-    const connection = await RawConnection.open(door.port);
-    opened.push(connection);
-    return connection;
-  }
 
   async function heldRequest(): Promise<RawConnection> {
     const connection = await open();
@@ -62,8 +47,7 @@ describe('GracefulShutdown', () => {
 
   it('closes the listener and idle connections, lets a running request finish with Connection: close, and resolves once it has', async () => {
     const idle = await open();
-    idle.write(GET('/'));
-    await idle.until(isWholeResponse);
+    await idle.ask(GET('/'));
     const running = await heldRequest();
 
     let drained = false;
@@ -85,8 +69,7 @@ describe('GracefulShutdown', () => {
   it('keeps serving through the delay, each answer with Connection: close', async () => {
     const drain = shutdown.drain({ delayMs: 60_000, timeoutMs: 60_000 });
     const during = await open();
-    during.write(GET('/'));
-    const answer = parseResponse(await during.until(isWholeResponse));
+    const answer = await during.ask(GET('/'));
     expect(answer.status).toBe(200);
     expect(answer.headers.connection).toBe('close');
     shutdown.hurry();
