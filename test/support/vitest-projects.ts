@@ -5,12 +5,8 @@ import type { TestProjectInlineConfiguration } from 'vitest/config';
  * exit-code check (test/repository/test-runner-exit-code.repository-spec.ts) runs them on
  * fixtures, so it checks the very setup the suite uses.
  */
-/**
- * The specs beside the code, in one module graph: none changes what another imports, so each
- * file need not load Nest, TypeORM and class-validator again (docs/testing.md, issue 46's "Less time").
- */
 export function unitProject(include: string[]): TestProjectInlineConfiguration {
-  return { extends: true, test: { name: 'unit', include, isolate: false } };
+  return { extends: true, test: { name: 'unit', include } };
 }
 
 export function e2eProject(include: string[]): TestProjectInlineConfiguration {
