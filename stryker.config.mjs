@@ -23,7 +23,7 @@ export default {
     'src/lib/auth/api-token.verifier.ts',
     'src/lib/managed-tokens/active-tokens.ts',
     'src/lib/managed-tokens/active-tokens.store.ts',
-    'src/service/load-shedding/**/*.ts',
+    'src/service/**/*.ts',
     'src/lib/database/database-errors.ts',
     'src/lib/database/write-circuit.ts',
     '!src/**/*.spec.ts',
