@@ -14,5 +14,24 @@ describe('satisfiesEngines, the check of package.json engines at start', () => {
 
   it('does not judge a range written in another form', () => {
     expect(satisfiesEngines('>=18', 'v20.0.0')).toBe(true);
+    // Only a whole caret range is judged, not one inside a longer one.
+    expect(satisfiesEngines('^24.11.0 || ^26.0.0', 'v26.1.0')).toBe(true);
+    expect(satisfiesEngines('>=1 ^24.11.0', 'v20.0.0')).toBe(true);
+    // Nor a version not of Node's form.
+    expect(satisfiesEngines('^24.11.0', 'unknown-20.0.0')).toBe(true);
+  });
+
+  it.each([
+    // The range as package.json may hold it, with spaces around.
+    [' ^24.11.0 ', 'v20.0.0', false],
+    // Numbers of more than one digit, in the range and in the version.
+    ['^24.11.10', 'v24.11.9', false],
+    ['^24.11.9', 'v24.11.10', true],
+    ['^24.9.0', 'v24.10.0', true],
+    // A version without its v.
+    ['^24.11.0', '20.0.0', false],
+    ['^24.11.0', '24.11.0', true],
+  ])('%s and %s: %s', (range, version, expected) => {
+    expect(satisfiesEngines(range, version)).toBe(expected);
   });
 });

@@ -48,4 +48,13 @@ describe('missingV8Flags', () => {
       '--no-allocation-site-pretenuring',
     ]);
   });
+
+  it('reads only options as flags, never the values beside them', () => {
+    expect(missingV8Flags(['--title', 'maglev', '--no-maglev'])).toEqual([
+      '--max-semi-space-size=16',
+      '--heap-growing-percent=50',
+      '--no-allocation-site-pretenuring',
+    ]);
+    expect(missingV8Flags(['--title', 'maglev'])).toContain('--no-maglev');
+  });
 });

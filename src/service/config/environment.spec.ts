@@ -76,6 +76,12 @@ describe('validateEnvironment', () => {
     ).toBe(false);
     expect(
       validateEnvironment({
+        METRICS_ENABLED: 'true',
+        STOP_WHEN_STDIN_CLOSES: 'true',
+      }),
+    ).toMatchObject({ METRICS_ENABLED: true, STOP_WHEN_STDIN_CLOSES: true });
+    expect(
+      validateEnvironment({
         CORS_ORIGINS: 'https://a.example, http://localhost:5173',
       }).CORS_ORIGINS,
     ).toEqual(['https://a.example', 'http://localhost:5173']);
@@ -126,6 +132,17 @@ describe('validateEnvironment', () => {
       'NODE_ENV must be one of development, production, test',
     ],
     ['HTTP_ADAPTER', 'koa', 'HTTP_ADAPTER must be one of express, fastify'],
+    // Below the lower bound: the same sentence as above the upper one.
+    [
+      'EMBEDDED_DATABASE_PORT',
+      '80',
+      'EMBEDDED_DATABASE_PORT must be an integer from 1024 to 65535',
+    ],
+    [
+      'STOP_WHEN_STDIN_CLOSES',
+      'yes',
+      'STOP_WHEN_STDIN_CLOSES must be true or false',
+    ],
   ])(
     'names %s and its rule when it is invalid, never its value',
     (name, value, message) => {
@@ -142,6 +159,20 @@ describe('validateEnvironment', () => {
       expect((thrown as Error).message).not.toContain(value);
     },
   );
+
+  it("names OpenTelemetry's variables alone when they alone are wrong, as a ConfigurationError", () => {
+    let thrown: unknown;
+    try {
+      validateEnvironment({ OTEL_TRACES_SAMPLER_ARG: '2' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigurationError);
+    expect((thrown as Error).name).toBe('ConfigurationError');
+    expect((thrown as Error).message).toBe(
+      'Invalid configuration: OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1.',
+    );
+  });
 
   it('lists every invalid variable at once', () => {
     expect(() => validateEnvironment({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(

@@ -79,4 +79,74 @@ describe("readTracingSettings: OpenTelemetry's variables", () => {
       'OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1',
     ]);
   });
+
+  it('reads each value trimmed and in any case, and an empty one as unset', () => {
+    expect(
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: '  OTLP ',
+        OTEL_SERVICE_NAME: ' shop ',
+        OTEL_TRACES_SAMPLER: 'AlWaYs_On',
+      }).settings,
+    ).toMatchObject({
+      exporter: 'otlp',
+      serviceName: 'shop',
+      sampler: 'always_on',
+    });
+    expect(
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: '',
+        OTEL_EXPORTER_OTLP_ENDPOINT: '   ',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+      }),
+    ).toEqual({ settings: undefined });
+    expect(
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_SERVICE_NAME: ' ',
+      }).settings?.serviceName,
+    ).toBe('plant-store');
+  });
+
+  it('takes a sampler ratio from 0 to 1, both ends included', () => {
+    const ratioOf = (arg: string) =>
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: arg,
+      });
+    expect(ratioOf('0').settings?.samplerRatio).toBe(0);
+    expect(ratioOf('1').settings?.samplerRatio).toBe(1);
+    expect(ratioOf(' 0.25 ').settings?.samplerRatio).toBe(0.25);
+    for (const refused of ['-0.01', '1.01', 'NaN', 'Infinity'])
+      expect(ratioOf(refused).problems).toEqual([
+        'OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1',
+      ]);
+  });
+
+  it('prefers the traces protocol to the general one, and refuses a bad one of either', () => {
+    expect(
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      }).settings?.protocol,
+    ).toBe('http/json');
+    expect(
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+      }).problems,
+    ).toEqual([
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be one of http/protobuf, http/json',
+    ]);
+  });
+
+  it('keeps tracing on for OTEL_SDK_DISABLED=false', () => {
+    expect(
+      readTracingSettings({
+        OTEL_TRACES_EXPORTER: 'console',
+        OTEL_SDK_DISABLED: 'false',
+      }).settings?.exporter,
+    ).toBe('console');
+  });
 });

@@ -17,7 +17,7 @@ import type { Environment } from '../config/environment.js';
 import { eventually } from '../../../test/support/poll.js';
 import { MetricsService, type PlantsService } from '../../lib/index.js';
 import { earlyAnswerRule } from '../http-server/early-answer.js';
-import { CreateAdmission } from './create-admission.js';
+import { CreateAdmission, routePathOf } from './create-admission.js';
 
 const BODY = '{"id":1,"name":"Fern"}';
 const OVERLOADED = JSON.stringify({
@@ -417,5 +417,22 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
     first.emit('close');
     expect(second.status).toBe(503);
     expect(handedOn).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('routePathOf: a path as the routing matches it', () => {
+  it.each([
+    ['/plants', '/plants'],
+    ['/plants?id=1&tag=x', '/plants'],
+    ['/PLANTS/', '/plants'],
+    ['/Plants/?x', '/plants'],
+    ['/', '/'],
+    ['', ''],
+  ])('%j is %j', (url, path) => {
+    expect(routePathOf({ url } as IncomingMessage)).toBe(path);
+  });
+
+  it('reads a request without a url as the empty path', () => {
+    expect(routePathOf({} as IncomingMessage)).toBe('');
   });
 });

@@ -44,7 +44,8 @@ describe('traceIncomingRequests: the server span, sampled first', () => {
       seen.push(trace.getActiveSpan()?.spanContext().traceId);
       const status =
         request.headers.authorization === 'Bearer right' ? 200 : 401;
-      response.writeHead(request.url === '/broken' ? 503 : status);
+      const failed = { '/broken': 503, '/failed': 500 }[request.url ?? ''];
+      response.writeHead(failed ?? status);
       response.end();
     });
     await new Promise<void>((resolve) =>
@@ -109,14 +110,35 @@ describe('traceIncomingRequests: the server span, sampled first', () => {
     expect(seen).toEqual([TRACE_ID]);
   });
 
-  it('marks a 5xx an error, by its status', async () => {
-    const [span] = await spansOf('/broken', {
+  it.each([
+    ['/broken', '503'],
+    ['/failed', '500'],
+  ])('marks a 5xx an error, by its status: %s', async (path, type) => {
+    const [span] = await spansOf(path, {
       traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
     });
     expect({
       status: span.status,
       type: span.attributes['error.type'],
-    }).toEqual({ status: { code: SpanStatusCode.ERROR }, type: '503' });
+    }).toEqual({ status: { code: SpanStatusCode.ERROR }, type });
+  });
+
+  it("describes the request by the HTTP conventions' stable attributes, and nothing else", async () => {
+    const [span] = await spansOf('/plants?id=1', {
+      traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+      'user-agent': 'plant-client/1.0',
+      authorization: 'Bearer right',
+    });
+    expect(span.attributes).toEqual({
+      'http.request.method': 'POST',
+      'url.path': '/plants',
+      'url.scheme': 'http',
+      'network.protocol.version': '1.1',
+      'server.port': Number(new URL(url).port),
+      'client.address': '127.0.0.1',
+      'user_agent.original': 'plant-client/1.0',
+      'http.response.status_code': 200,
+    });
   });
 
   it('does nothing for a request not sampled: no span, and no context for its handler', async () => {
