@@ -5,7 +5,7 @@ import {
   type ServerOptions,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RawConnection } from './raw-http.js';
+import { type RawConnection, RawConnections } from './raw-http.js';
 
 export interface ListeningServer {
   server: Server;
@@ -61,12 +61,12 @@ export function useListening(
   setUp: ServerSetUp = {},
 ): ServerUnderTest {
   let current: ListeningServer | undefined;
-  const opened: RawConnection[] = [];
+  const connections = new RawConnections(() => current!.port);
   beforeEach(async () => {
     current = await listening(listener, setUp);
   });
   afterEach(async () => {
-    for (const connection of opened.splice(0)) connection.socket.destroy();
+    connections.closeAll();
     await current?.close();
   });
   return {
@@ -76,10 +76,6 @@ export function useListening(
     get port() {
       return current!.port;
     },
-    async open() {
-      const connection = await RawConnection.open(current!.port);
-      opened.push(connection);
-      return connection;
-    },
+    open: () => connections.open(),
   };
 }
