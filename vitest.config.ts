@@ -5,7 +5,7 @@ import {
   imageProject,
   reliabilityProject,
   repositoryProject,
-  unitProject,
+  unitProjects,
 } from './test/support/vitest-projects.js';
 
 export default defineConfig({
@@ -13,7 +13,7 @@ export default defineConfig({
     globals: true,
     root: './',
     projects: [
-      unitProject(['src/**/*.spec.ts', 'test-kit/**/*.spec.ts']),
+      ...unitProjects(['src/**/*.spec.ts', 'test-kit/**/*.spec.ts']),
       e2eProject(['test/**/*.e2e-spec.ts']),
       e2eOnFastifyProject(
         ['test/**/*.e2e-spec.ts'],

@@ -17,6 +17,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MetricsEndpointModule } from './http-metrics/metrics-endpoint.module.js';
 import { CreateAdmission } from './load-shedding/create-admission.js';
+import { EventLoopDelay } from './load-shedding/event-loop-delay.js';
 import {
   ServiceApiTokens,
   ServiceApiTokensModule,
@@ -50,7 +51,7 @@ const auth = AuthModule.forRootAsync({
     }),
     HealthModule.forRoot(auth),
   ],
-  providers: [CreateAdmission],
+  providers: [CreateAdmission, EventLoopDelay],
 })
 export class AppModule {
   static forRoot(environment: Environment): DynamicModule {

@@ -1,4 +1,8 @@
-import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { globSync, readFileSync } from 'node:fs';
+import {
+  configDefaults,
+  type TestProjectInlineConfiguration,
+} from 'vitest/config';
 
 /**
  * The test projects, defined once: vitest.config.ts runs them on the real specs, and the
@@ -7,6 +11,39 @@ import type { TestProjectInlineConfiguration } from 'vitest/config';
  */
 export function unitProject(include: string[]): TestProjectInlineConfiguration {
   return { extends: true, test: { name: 'unit', include } };
+}
+
+/** A spec that replaces a module (`vi.mock`, `vi.doMock`) for every file that imports it. */
+const REPLACES_A_MODULE = /\bvi\.(do)?[mM]ock\(/;
+
+/**
+ * The unit specs as the suite runs them: `unit` in one module graph (`isolate: false`), since a
+ * fork per file loads Nest, TypeORM, class-validator and OpenTelemetry again for each, five
+ * times the time (docs/testing.md); and the files that replace a module, found by their text,
+ * in `unit-isolated`, a graph each: in a shared one the real module may be loaded first.
+ */
+export function unitProjects(
+  include: string[],
+): TestProjectInlineConfiguration[] {
+  const replacing = globSync(include).filter((file) =>
+    REPLACES_A_MODULE.test(readFileSync(file, 'utf8')),
+  );
+  const shared = unitProject(include);
+  const isolated: TestProjectInlineConfiguration = {
+    extends: true,
+    test: { name: 'unit-isolated', include: replacing },
+  };
+  return [
+    {
+      ...shared,
+      test: {
+        ...shared.test,
+        exclude: [...configDefaults.exclude, ...replacing],
+        isolate: false,
+      },
+    },
+    ...(replacing.length === 0 ? [] : [isolated]),
+  ];
 }
 
 export function e2eProject(include: string[]): TestProjectInlineConfiguration {

@@ -10,7 +10,7 @@ import {
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
-const SHED_REASONS = ['concurrency', 'queue'] as const;
+const SHED_REASONS = ['concurrency', 'queue', 'event_loop'] as const;
 /** Which bound a create shed before any work met. */
 export type ShedReason = (typeof SHED_REASONS)[number];
 
@@ -48,11 +48,12 @@ export class MetricsService {
   readonly shedSinceRead: Record<ShedReason, number> = {
     concurrency: 0,
     queue: 0,
+    event_loop: 0,
   };
 
   readonly createsShed = new Counter({
     name: 'plants_shed_total',
-    help: 'Creates answered 503 before any work (load shedding), by the bound they met: concurrency (CREATE_CONCURRENCY_LIMIT worked on and CREATE_WAITING_LIMIT waiting) or queue (the insert queue past INSERT_QUEUE_LIMIT or INSERT_QUEUE_WAIT_MS, or a create that waited CREATE_WAITING_TIMEOUT_MS for its turn)',
+    help: 'Creates answered 503 before any work (load shedding), by the bound they met: concurrency (CREATE_CONCURRENCY_LIMIT worked on and CREATE_WAITING_LIMIT waiting) or queue (the insert queue past INSERT_QUEUE_LIMIT or INSERT_QUEUE_WAIT_MS, or a create that waited CREATE_WAITING_TIMEOUT_MS for its turn) or event_loop (every create while refusing and the event loop is later than CREATE_EVENT_LOOP_DELAY_LIMIT_MS)',
     labelNames: ['reason'] as const,
     registers: [this.registry],
     collect: () => {

@@ -26,6 +26,7 @@ describe('validateEnvironment', () => {
       CREATE_CONCURRENCY_LIMIT: 64,
       CREATE_WAITING_LIMIT: 192,
       CREATE_WAITING_TIMEOUT_MS: 1000,
+      CREATE_EVENT_LOOP_DELAY_LIMIT_MS: 50,
       LOG_LEVEL: 'log',
       LOG_FORMAT: 'auto',
       SHUTDOWN_TIMEOUT_MS: 10000,

@@ -148,6 +148,13 @@ export class Environment {
   @IsIntegerBetween(1, 600_000, 'milliseconds')
   CREATE_WAITING_TIMEOUT_MS: number = 1_000;
 
+  /**
+   * Once creates are refused, how late the event loop may run before every create is
+   * refused until it catches up; 0 turns it off (docs/performance.md#behind-refuse-every-create).
+   */
+  @IsIntegerBetween(0, 60_000, 'milliseconds')
+  CREATE_EVENT_LOOP_DELAY_LIMIT_MS: number = 50;
+
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
 

@@ -18,6 +18,7 @@ import { eventually } from '../../../test/support/poll.js';
 import { MetricsService, type PlantsService } from '../../lib/index.js';
 import { earlyAnswerRule } from '../http-server/early-answer.js';
 import { CreateAdmission, routePathOf } from './create-admission.js';
+import { EventLoopDelay } from './event-loop-delay.js';
 
 const BODY = '{"id":1,"name":"Fern"}';
 const OVERLOADED = JSON.stringify({
@@ -53,6 +54,7 @@ describe('CreateAdmission', () => {
   let held: { body: string; response: ServerResponse }[];
   let admission: CreateAdmission;
   let metrics: MetricsService;
+  let loop: EventLoopDelay;
   const waitingNow = async (): Promise<number | undefined> =>
     (await metrics.registry.getSingleMetric('plant_creates_waiting')?.get())
       ?.values[0]?.value;
@@ -99,14 +101,17 @@ describe('CreateAdmission', () => {
       CREATE_CONCURRENCY_LIMIT: 100,
       CREATE_WAITING_LIMIT: 100,
       CREATE_WAITING_TIMEOUT_MS: 1000,
+      CREATE_EVENT_LOOP_DELAY_LIMIT_MS: 100,
     } as Environment;
-    admission = new CreateAdmission(plants, env, metrics);
+    loop = new EventLoopDelay();
+    admission = new CreateAdmission(plants, env, metrics, loop);
     await new Promise<void>((resolve) =>
       server.listen(0, '127.0.0.1', resolve),
     );
     port = (server.address() as AddressInfo).port;
   });
   afterEach(async () => {
+    loop.onApplicationShutdown();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
@@ -321,6 +326,9 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
   };
 
   let overloaded = false;
+  /** The event loop's delay as the admission reads it, and the refusals that kept it watched. */
+  const loop = { delayMs: 0, ticks: 0, watch: vi.fn() };
+  let metrics: MetricsService;
   const admissionWith = (env: Partial<Environment> = {}) =>
     new CreateAdmission(
       {
@@ -333,13 +341,18 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
         CREATE_CONCURRENCY_LIMIT: 100,
         CREATE_WAITING_LIMIT: 100,
         CREATE_WAITING_TIMEOUT_MS: 1000,
+        CREATE_EVENT_LOOP_DELAY_LIMIT_MS: 100,
         ...env,
       } as Environment,
-      new MetricsService({ driver: {} } as DataSource),
+      (metrics = new MetricsService({ driver: {} } as DataSource)),
+      loop as unknown as EventLoopDelay,
     );
 
   afterEach(() => {
     overloaded = false;
+    loop.delayMs = 0;
+    loop.ticks = 0;
+    loop.watch.mockClear();
     vi.useRealTimers();
   });
 
@@ -401,6 +414,55 @@ describe('CreateAdmission, in front of Express and at its bounds', () => {
     overloaded = true;
     expect(inFront(admission, requestTo('/p15'))).toBe(503);
     expect(inFront(admission, requestTo('/p16'))).toBe('passed on');
+  });
+
+  it('refuses every create while the event loop runs later than CREATE_EVENT_LOOP_DELAY_LIMIT_MS after a bound was met in the late turn, until a tick is on time; never when late without one, nor with the limit at 0', async () => {
+    const admission = admissionWith();
+    const handedOn = vi.fn();
+    const admit = (on = admission) => {
+      const response = responseOf();
+      on.atRoute(requestTo('/plants'), response as never, handedOn);
+      return response.status ?? 'handed on';
+    };
+    const shed = async () =>
+      Object.fromEntries(
+        (await metrics.createsShed.get()).values.map(({ labels, value }) => [
+          labels.reason,
+          value,
+        ]),
+      );
+    // Late, but no bound met: a busy machine, not overload.
+    loop.ticks = 5;
+    loop.delayMs = 101;
+    expect(admit()).toBe('handed on');
+    expect(loop.watch).not.toHaveBeenCalled();
+
+    // A bound met in the turn the last tick measured (tick 5), and late: every create refused.
+    overloaded = true;
+    expect(admit()).toBe(503);
+    overloaded = false;
+    loop.ticks = 6;
+    expect(admit()).toBe(503);
+    // Still late, ticks on: still refused, and each refusal keeps the delay watched.
+    loop.ticks = 9;
+    expect(admit()).toBe(503);
+    expect(loop.watch).toHaveBeenCalledTimes(3);
+    // A tick on time ends it.
+    loop.delayMs = 100;
+    expect(admit()).toBe('handed on');
+    // Late again with no bound met since tick 5: created.
+    loop.delayMs = 101;
+    expect(admit()).toBe('handed on');
+    expect(handedOn).toHaveBeenCalledTimes(3);
+    expect(await shed()).toEqual({ concurrency: 0, queue: 1, event_loop: 2 });
+
+    // The limit at 0: never, however late.
+    const off = admissionWith({ CREATE_EVENT_LOOP_DELAY_LIMIT_MS: 0 });
+    overloaded = true;
+    expect(admit(off)).toBe(503);
+    overloaded = false;
+    loop.delayMs = 60_000;
+    expect(admit(off)).toBe('handed on');
   });
 
   it('refuses a create that has waited exactly CREATE_WAITING_TIMEOUT_MS when its turn comes', () => {

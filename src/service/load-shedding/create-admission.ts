@@ -8,6 +8,7 @@ import {
   PlantsService,
   type ShedReason,
 } from '../../lib/index.js';
+import { EventLoopDelay } from './event-loop-delay.js';
 
 type Next = () => void;
 type RequestListener = (
@@ -40,8 +41,9 @@ interface WaitingCreate {
 /**
  * Load shedding for POST /plants, before any other work: CREATE_CONCURRENCY_LIMIT at once,
  * CREATE_WAITING_LIMIT more waiting in order, past both (or an overloaded insert queue) a 503
- * at once. Refusals are counted here: most never reach the request log
- * (docs/performance.md#creates-worked-on-at-once).
+ * at once; and, once refusing, every create while the event loop runs later than
+ * CREATE_EVENT_LOOP_DELAY_LIMIT_MS. Refusals are counted here: most never reach the request
+ * log (docs/performance.md#creates-worked-on-at-once).
  */
 @Injectable()
 export class CreateAdmission {
@@ -54,11 +56,16 @@ export class CreateAdmission {
   private readonly refusal = ErrorAnswer.of(ApiError.overloaded());
 
   private readonly shed: Record<ShedReason, number>;
+  /** The EventLoopDelay tick during which a create last met a bound other than the delay. */
+  private boundMetAtTick = Number.NEGATIVE_INFINITY;
+  /** Refusing every create while the event loop runs late (boundMet). */
+  private behind = false;
 
   constructor(
     private readonly plants: PlantsService,
     @InjectEnvironment() private readonly env: Environment,
     metrics: MetricsService,
+    private readonly loop: EventLoopDelay,
   ) {
     this.shed = metrics.shedSinceRead;
     metrics.gauge(
@@ -119,7 +126,18 @@ export class CreateAdmission {
       CREATE_CONCURRENCY_LIMIT + CREATE_WAITING_LIMIT
     )
       return 'concurrency';
-    return this.plants.isOverloaded ? 'queue' : undefined;
+    if (this.plants.isOverloaded) return 'queue';
+    // Refusals alone are work: past twice the capacity, creates taken at the rate the slots
+    // allow leave the core no room to refuse the rest, and a backlog grows
+    // (docs/performance.md#behind-refuse-every-create). Late from overload, that is with a
+    // bound met in the turn the last tick measured, every create is refused until a tick
+    // fires on time; late from anything else (a closed loop on a busy machine), none.
+    const delayLimit = this.env.CREATE_EVENT_LOOP_DELAY_LIMIT_MS;
+    this.behind =
+      delayLimit > 0 &&
+      this.loop.delayMs > delayLimit &&
+      (this.behind || this.loop.ticks - this.boundMetAtTick <= 1);
+    return this.behind ? 'event_loop' : undefined;
   }
 
   private start(response: ServerResponse, handOn: Next): void {
@@ -147,6 +165,8 @@ export class CreateAdmission {
 
   private refuse(response: ServerResponse, bound: ShedReason): void {
     this.shed[bound] += 1;
+    this.loop.watch();
+    if (bound !== 'event_loop') this.boundMetAtTick = this.loop.ticks;
     this.refusal.writeTo(response);
   }
 }
