@@ -1,27 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive, pidIn } from '../lifecycle/pids.js';
 
 /** Written beside the cluster: the process that started its postmaster and stops it. */
 export const OWNER_FILE = 'postgres-owner.pid';
 /** A fast shutdown takes well under a second on a test's cluster; this is for a loaded machine. */
 const STOP_DEADLINE_MS = 15_000;
-
-async function pidIn(path: string): Promise<number | undefined> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The postmaster named by the cluster's postmaster.pid, if that process still runs. */
 async function runningPostmaster(

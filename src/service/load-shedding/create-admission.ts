@@ -41,9 +41,10 @@ interface WaitingCreate {
 /**
  * Load shedding for POST /plants, before any other work: CREATE_CONCURRENCY_LIMIT at once,
  * CREATE_WAITING_LIMIT more waiting in order, past both (or an overloaded insert queue) a 503
- * at once; and, once refusing, every create while the event loop runs later than
- * CREATE_EVENT_LOOP_DELAY_LIMIT_MS. Refusals are counted here: most never reach the request
- * log (docs/performance.md#creates-worked-on-at-once).
+ * at once; and, once a create met one of those in a turn of the event loop that ran later
+ * than CREATE_EVENT_LOOP_DELAY_LIMIT_MS, every create until the loop is on time again.
+ * Refusals are counted here: most never reach the request log
+ * (docs/performance.md#creates-worked-on-at-once).
  */
 @Injectable()
 export class CreateAdmission {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PostgresProcess } from '../database/postgres-process.js';
 import { recordPostmasterOwner } from '../database/stale-postmaster.js';
-import { isAlive, processTree, signalEach } from './process-tree.js';
+import { isAlive, pidOf } from '../lifecycle/pids.js';
+import { processTree, signalEach } from './process-tree.js';
 import { clusterOf, KEEPER_PID_FILE, postmasterPid } from './store-folder.js';
 import { CLUSTER_FOLDER, copyTree, PASSWORD_FILE } from './template-cluster.js';
 
@@ -52,8 +53,7 @@ const stop = (): void => void (cleaning ??= cleanUp());
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text: string) => {
   // One line: the service's pid, to wait for before the database goes.
-  const pid = Number.parseInt(text, 10);
-  if (Number.isInteger(pid) && pid > 0) service = pid;
+  service = pidOf(text) ?? service;
 });
 process.stdin.once('end', stop);
 process.stdin.once('error', stop);

@@ -50,13 +50,3 @@ export function signalEach(
     }
   }
 }
-
-/** True while `pid` runs (EPERM: it runs, under another user). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

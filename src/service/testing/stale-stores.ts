@@ -1,11 +1,12 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   OWNER_FILE as POSTGRES_OWNER_FILE,
   stopStalePostmaster,
 } from '../database/stale-postmaster.js';
-import { isAlive, processTree, signalEach } from './process-tree.js';
+import { isAlive, pidIn } from '../lifecycle/pids.js';
+import { processTree, signalEach } from './process-tree.js';
 import {
   clusterOf,
   KEEPER_PID_FILE,
@@ -16,11 +17,6 @@ import { BUILDING_PREFIX } from './template-cluster.js';
 
 /** A folder with no keeper recorded after this long was left by a start that died early. */
 const ORPHAN_AGE_MS = 10 * 60_000;
-
-async function pidIn(path: string): Promise<number | undefined> {
-  const pid = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
 
 /** Stale: every process recorded in it is gone, or none was recorded for a long time. */
 async function isStale(folder: string): Promise<boolean> {

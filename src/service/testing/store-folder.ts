@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pidIn } from '../lifecycle/pids.js';
 import { CLUSTER_FOLDER } from './template-cluster.js';
 
 /** A store's folder in the temporary directory: its cluster and its keeper's pid. */
@@ -14,10 +14,5 @@ export function clusterOf(dataDir: string): string {
 export async function postmasterPid(
   dataDir: string,
 ): Promise<number | undefined> {
-  const text = await readFile(
-    join(clusterOf(dataDir), 'postmaster.pid'),
-    'utf8',
-  ).catch(() => '');
-  const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  return pidIn(join(clusterOf(dataDir), 'postmaster.pid'));
 }

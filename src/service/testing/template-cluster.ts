@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { EMBEDDED_DATABASE_NAME } from '../database/embedded-database-url.js';
 import { OWNER_FILE } from '../database/stale-postmaster.js';
 import { freePort } from './free-port.js';
-import { isAlive } from './process-tree.js';
+import { isAlive, pidIn } from '../lifecycle/pids.js';
 
 /** Bumped when what a template holds changes: older ones are then left unused. */
 const TEMPLATE_FORMAT = 1;
@@ -98,11 +98,8 @@ async function buildTemplate(
 
 /** The lock's holder, written into it: a lock whose holder is gone is taken over. */
 async function lockIsStale(lock: string): Promise<boolean> {
-  const holder = Number.parseInt(
-    await readFile(join(lock, 'pid'), 'utf8').catch(() => ''),
-    10,
-  );
-  if (Number.isInteger(holder) && holder > 0) return !isAlive(holder);
+  const holder = await pidIn(join(lock, 'pid'));
+  if (holder !== undefined) return !isAlive(holder);
   // Made a moment ago, its pid not yet written; or left by a holder killed just then.
   const info = await stat(lock).catch(() => undefined);
   return info !== undefined && Date.now() - info.mtimeMs > LOCK_EMPTY_MS;
