@@ -418,7 +418,7 @@ describe('overload: an open loop from a C generator on its own core, at twice an
           : createdPerSecond(rounds.at(-1)!.closed)),
     );
     // A stall in the middle of twice the capacity: what arrived meanwhile is worked off
-    // within a second of its end, not queued behind creates.
+    // within RECOVERY_MS of its end, not queued behind creates.
     const stallTimer = setTimeout(() => {
       process.kill(pid, 'SIGSTOP');
       setTimeout(() => process.kill(pid, 'SIGCONT'), STALL_MS);
