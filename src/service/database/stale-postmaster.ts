@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive, pidIn } from '../lifecycle/pids.js';
+import { isAlive, pidIn } from './pid-files.js';
 
 /** Written beside the cluster: the process that started its postmaster and stops it. */
 export const OWNER_FILE = 'postgres-owner.pid';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PostgresProcess } from '../database/postgres-process.js';
 import { recordPostmasterOwner } from '../database/stale-postmaster.js';
-import { isAlive, pidOf } from '../lifecycle/pids.js';
+import { isAlive, pidOf } from '../database/pid-files.js';
 import { processTree, signalEach } from './process-tree.js';
 import { clusterOf, KEEPER_PID_FILE, postmasterPid } from './store-folder.js';
 import { CLUSTER_FOLDER, copyTree, PASSWORD_FILE } from './template-cluster.js';

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { eventually } from '../../../test/support/poll.js';
-import { isAlive } from '../lifecycle/pids.js';
+import { isAlive } from '../database/pid-files.js';
 import { processTree, signalEach } from './process-tree.js';
 
 describe('process-tree: a process and those below it, from /proc', () => {

@@ -5,7 +5,7 @@ import {
   OWNER_FILE as POSTGRES_OWNER_FILE,
   stopStalePostmaster,
 } from '../database/stale-postmaster.js';
-import { isAlive, pidIn } from '../lifecycle/pids.js';
+import { isAlive, pidIn } from '../database/pid-files.js';
 import { processTree, signalEach } from './process-tree.js';
 import {
   clusterOf,

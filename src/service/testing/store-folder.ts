@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { pidIn } from '../lifecycle/pids.js';
+import { pidIn } from '../database/pid-files.js';
 import { CLUSTER_FOLDER } from './template-cluster.js';
 
 /** A store's folder in the temporary directory: its cluster and its keeper's pid. */

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { EMBEDDED_DATABASE_NAME } from '../database/embedded-database-url.js';
 import { OWNER_FILE } from '../database/stale-postmaster.js';
 import { freePort } from './free-port.js';
-import { isAlive, pidIn } from '../lifecycle/pids.js';
+import { isAlive, pidIn } from '../database/pid-files.js';
 
 /** Bumped when what a template holds changes: older ones are then left unused. */
 const TEMPLATE_FORMAT = 1;

@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
-import { isAlive, pidIn, pidOf } from './pids.js';
+import { isAlive, pidIn, pidOf } from './pid-files.js';
 
-describe('pids: a pid read from a file, and whether it runs', () => {
+describe('pid-files: a pid read from a file, and whether it runs', () => {
   const folder = useTempFolder('pids-');
 
   it('reads the positive integer a text starts with, and nothing else', () => {
