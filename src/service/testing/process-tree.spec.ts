@@ -17,7 +17,7 @@ describe('process-tree: a process and those below it, from /proc', () => {
       [
         '-e',
         `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-         console.log(c.pid); setInterval(() => {}, 1000);`,
+         process.stdout.write(c.pid + "\\n"); setInterval(() => {}, 1000);`,
       ],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
