@@ -80,7 +80,12 @@ export function repositoryProject(
   return onTestPostgres('repository', include);
 }
 
-/** Specs run side by side on the run's one PostgreSQL (global-setup.ts). */
+/**
+ * Specs run side by side on the run's one PostgreSQL (global-setup.ts), in one module graph
+ * per project (`isolate: false`), as the unit specs are: a fork per file imported Nest, TypeORM
+ * and the service again for each, 23 s of the e2e project's 219 s (docs/testing.md). The specs
+ * replace no module (`vi.mock`), and each restores what it spies on.
+ */
 function onTestPostgres(
   name: string,
   include: string[],
@@ -91,6 +96,7 @@ function onTestPostgres(
       name,
       include,
       globalSetup: ['test/support/global-setup.ts'],
+      isolate: false,
       testTimeout: 30_000,
       hookTimeout: 60_000,
     },
@@ -116,8 +122,8 @@ export function reliabilityProject(
 
 /**
  * The container image (test/image): built once with podman by the project's global setup
- * for all its specs (the first build of a machine takes minutes, later ones reuse podman's
- * cache), then run one spec at a time.
+ * for all its specs, in the background while the other projects run (the first build of a
+ * machine takes minutes, later ones reuse podman's cache), then run one spec at a time.
  */
 export function imageProject(
   include: string[],
