@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Client } from 'pg';
+import { inject } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { send } from '../support/http.js';
@@ -11,10 +12,6 @@ import {
 } from '../support/test-postgres.js';
 import { TOKEN } from '../support/tokens.js';
 import { SERVICE_V8_FLAGS } from '../../src/service/v8-flags.js';
-import {
-  builtImage,
-  IMAGE_BUILD_TIMEOUT_MS,
-} from '../support/image/built-image.js';
 import { inspect, logLines, podman, run } from '../support/image/podman.js';
 import { report, seconds } from '../support/report.js';
 
@@ -50,6 +47,8 @@ interface ComposeService {
   stop_grace_period: string;
 }
 
+// Built for the run by the project's global setup (support/image-setup.ts).
+const IMAGE = inject('plantStoreImage');
 const NAME = `plant-store-image-test-${process.pid}`;
 const MiB = 1024 ** 2;
 // What the build adds to the base: dist and the production dependencies (93 MB when
@@ -124,57 +123,51 @@ describe('the container image, built from docker/Dockerfile and run with podman'
   let baseUrl: string;
   let pid: number;
   const containers: string[] = [];
-  // Built for the run by the project's global setup (support/image/image-setup.ts).
-  let image: string;
 
-  beforeAll(
-    async () => {
-      image = await builtImage();
-      pod = await deploymentSpec();
-      [k8s] = pod.containers;
-      const services = await composeServices();
-      app = services.app;
-      replica = services['replica-1'];
-      containerPort = k8s.ports.find(
-        (port) => port.name === 'http',
-      )!.containerPort;
+  beforeAll(async () => {
+    pod = await deploymentSpec();
+    [k8s] = pod.containers;
+    const services = await composeServices();
+    app = services.app;
+    replica = services['replica-1'];
+    containerPort = k8s.ports.find(
+      (port) => port.name === 'http',
+    )!.containerPort;
 
-      postgres = await startTestPostgres('image');
-      const hostPort = await freePort();
-      baseUrl = `http://127.0.0.1:${hostPort}`;
-      const started = Date.now();
-      // The one command an end-to-end suite runs (docs/container-image.md). The drain settings
-      // are compose's replicas', whose delay lets the stop test see the drain; the image's own
-      // PORT and HOST stay, so that the port checked is the one the image listens on.
-      const launch = await run(
-        'docker/run-image.sh',
-        [
-          '--name',
-          NAME,
-          '--publish',
-          `127.0.0.1:${hostPort}:${containerPort}`,
-          '--env',
-          `SHUTDOWN_DELAY_MS=${replica.environment.SHUTDOWN_DELAY_MS}`,
-          '--env',
-          `SHUTDOWN_TIMEOUT_MS=${replica.environment.SHUTDOWN_TIMEOUT_MS}`,
-          '--image',
-          image,
-        ],
-        { DATABASE_URL: postgres.url, API_TOKENS: TOKEN },
+    postgres = await startTestPostgres('image');
+    const hostPort = await freePort();
+    baseUrl = `http://127.0.0.1:${hostPort}`;
+    const started = Date.now();
+    // The one command an end-to-end suite runs (docs/container-image.md). The drain settings
+    // are compose's replicas', whose delay lets the stop test see the drain; the image's own
+    // PORT and HOST stay, so that the port checked is the one the image listens on.
+    const launch = await run(
+      'docker/run-image.sh',
+      [
+        '--name',
+        NAME,
+        '--publish',
+        `127.0.0.1:${hostPort}:${containerPort}`,
+        '--env',
+        `SHUTDOWN_DELAY_MS=${replica.environment.SHUTDOWN_DELAY_MS}`,
+        '--env',
+        `SHUTDOWN_TIMEOUT_MS=${replica.environment.SHUTDOWN_TIMEOUT_MS}`,
+        '--image',
+        IMAGE,
+      ],
+      { DATABASE_URL: postgres.url, API_TOKENS: TOKEN },
+    );
+    containers.push(NAME);
+    if (launch.code !== 0) {
+      throw new Error(
+        `docker/run-image.sh exited ${launch.code}:\n${launch.stderr}`,
       );
-      containers.push(NAME);
-      if (launch.code !== 0) {
-        throw new Error(
-          `docker/run-image.sh exited ${launch.code}:\n${launch.stderr}`,
-        );
-      }
-      report(
-        `docker/run-image.sh: healthy after ${seconds(Date.now() - started)}`,
-      );
-      pid = Number(await inspect(NAME, '{{.State.Pid}}'));
-    },
-    IMAGE_BUILD_TIMEOUT_MS + 2 * 60_000,
-  );
+    }
+    report(
+      `docker/run-image.sh: healthy after ${seconds(Date.now() - started)}`,
+    );
+    pid = Number(await inspect(NAME, '{{.State.Pid}}'));
+  }, 2 * 60_000);
 
   afterAll(async () => {
     for (const container of containers)
@@ -183,9 +176,9 @@ describe('the container image, built from docker/Dockerfile and run with podman'
   }, 60_000);
 
   it("prints its size and the project's own layers, which stay within budget and hold nothing of the build's /root", async () => {
-    const size = Number(await inspect(image, '{{.Size}}'));
+    const size = Number(await inspect(IMAGE, '{{.Size}}'));
     const history = JSON.parse(
-      await podman('history', '--format', 'json', image),
+      await podman('history', '--format', 'json', IMAGE),
     ) as {
       size: number;
       CreatedBy: string;
@@ -203,7 +196,7 @@ describe('the container image, built from docker/Dockerfile and run with podman'
     const ownBytes = own.reduce((total, layer) => total + layer.size, 0);
     report(
       [
-        `Image ${image}: ${(size / MiB).toFixed(1)} MiB, of which the project's layers ${(ownBytes / MiB).toFixed(1)} MiB:`,
+        `Image ${IMAGE}: ${(size / MiB).toFixed(1)} MiB, of which the project's layers ${(ownBytes / MiB).toFixed(1)} MiB:`,
         ...own
           .filter((layer) => layer.size > 0)
           .map(
@@ -224,7 +217,7 @@ describe('the container image, built from docker/Dockerfile and run with podman'
         '0',
         '--entrypoint',
         'find',
-        image,
+        IMAGE,
         '/',
         '-xdev',
         '(',
@@ -355,7 +348,7 @@ describe('the container image, built from docker/Dockerfile and run with podman'
     }
     // compose publishes the same container port.
     expect(app.ports).toContain(`${containerPort}:${containerPort}`);
-    expect(await inspect(image, '{{json .Config.ExposedPorts}}')).toBe(
+    expect(await inspect(IMAGE, '{{json .Config.ExposedPorts}}')).toBe(
       JSON.stringify({ [`${containerPort}/tcp`]: {} }),
     );
     // The Deployment's preStop pause runs in this image (as the kubelet runs it: in the
@@ -377,7 +370,7 @@ describe('the container image, built from docker/Dockerfile and run with podman'
 
   it("drains on podman stop (SIGTERM to node): serves through SHUTDOWN_DELAY_MS, exits 0 within compose's stop_grace_period", async () => {
     // The image names no other stop signal, so podman stop, docker stop and the kubelet send SIGTERM.
-    expect(await inspect(image, '{{.Config.StopSignal}}')).toMatch(
+    expect(await inspect(IMAGE, '{{.Config.StopSignal}}')).toMatch(
       /^(|SIGTERM|15)$/,
     );
     const delayMs = Number(replica.environment.SHUTDOWN_DELAY_MS);
@@ -450,7 +443,7 @@ describe('the container image, built from docker/Dockerfile and run with podman'
       `API_TOKENS=${TOKEN}`,
       '--env',
       'SHUTDOWN_DELAY_MS=0',
-      image,
+      IMAGE,
     );
     // A replica started during a database outage waits for it (issue 42): the kubelet's
     // liveness probe passes, its readiness probe says "starting".

@@ -6,15 +6,12 @@ import {
   getReaper,
   LABEL_TESTCONTAINERS_SESSION_ID,
 } from 'testcontainers';
+import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { errorBody } from '../support/http.js';
 import { ROOT } from '../support/packed-package.js';
 import { pageFiles } from '../support/page-blocks.js';
 import { newPlantJson, postPlant, uniqueId } from '../support/plants.js';
-import {
-  builtImage,
-  IMAGE_BUILD_TIMEOUT_MS,
-} from '../support/image/built-image.js';
 import {
   type ApiService,
   buildPostgresStandIn,
@@ -51,47 +48,39 @@ describe("plant-store/testcontainers on podman's Docker API", () => {
   let label: string;
   let store: { url: string; token: string } | undefined;
   let teardown: Teardown | undefined;
-  // Built for the run by the project's global setup (support/image/image-setup.ts).
-  let image: string;
 
-  beforeAll(
-    async () => {
-      image = await builtImage();
-      let started = Date.now();
-      const postgresImage = await buildPostgresStandIn();
-      report(
-        `PostgreSQL stand-in ${postgresImage}: built in ${seconds(Date.now() - started)}`,
-      );
-      started = Date.now();
-      api = await startApiService();
-      report(
-        `podman system service: answering after ${Date.now() - started} ms`,
-      );
-      // As the page says, before Testcontainers' first call (it reads them then), in this
-      // file's own worker (Vitest isolates files). Ryuk's image comes from Docker Hub, which no
-      // registry here supplies.
-      process.env.DOCKER_HOST = api.dockerHost;
-      process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
-      process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1';
-      process.env.PLANT_STORE_IMAGE = image;
-      process.env.POSTGRES_IMAGE = postgresImage;
-      // The session every container and network of this run is labelled with (the reaper's,
-      // kept by Testcontainers for the process).
-      const { sessionId } = await getReaper(await getContainerRuntimeClient());
-      label = `${LABEL_TESTCONTAINERS_SESSION_ID}=${sessionId}`;
+  beforeAll(async () => {
+    let started = Date.now();
+    const postgresImage = await buildPostgresStandIn();
+    report(
+      `PostgreSQL stand-in ${postgresImage}: built in ${seconds(Date.now() - started)}`,
+    );
+    started = Date.now();
+    api = await startApiService();
+    report(`podman system service: answering after ${Date.now() - started} ms`);
+    // As the page says, before Testcontainers' first call (it reads them then), in this
+    // file's own worker (Vitest isolates files). Ryuk's image comes from Docker Hub, which no
+    // registry here supplies.
+    process.env.DOCKER_HOST = api.dockerHost;
+    process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
+    process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1';
+    process.env.PLANT_STORE_IMAGE = inject('plantStoreImage');
+    process.env.POSTGRES_IMAGE = postgresImage;
+    // The session every container and network of this run is labelled with (the reaper's,
+    // kept by Testcontainers for the process).
+    const { sessionId } = await getReaper(await getContainerRuntimeClient());
+    label = `${LABEL_TESTCONTAINERS_SESSION_ID}=${sessionId}`;
 
-      // A host project as another team has one: the package under node_modules, the page's
-      // file beside it.
-      project = await mkdtemp(join(tmpdir(), 'plant-store-containers-'));
-      await mkdir(join(project, 'node_modules'));
-      await symlink(ROOT, join(project, 'node_modules', 'plant-store'));
-      const setup = (await pageFiles(PAGE)).get(SETUP_FILE);
-      if (setup === undefined)
-        throw new Error(`${PAGE} has no block for ${SETUP_FILE}`);
-      await writeFile(join(project, SETUP_FILE), setup);
-    },
-    IMAGE_BUILD_TIMEOUT_MS + 5 * 60_000,
-  );
+    // A host project as another team has one: the package under node_modules, the page's
+    // file beside it.
+    project = await mkdtemp(join(tmpdir(), 'plant-store-containers-'));
+    await mkdir(join(project, 'node_modules'));
+    await symlink(ROOT, join(project, 'node_modules', 'plant-store'));
+    const setup = (await pageFiles(PAGE)).get(SETUP_FILE);
+    if (setup === undefined)
+      throw new Error(`${PAGE} has no block for ${SETUP_FILE}`);
+    await writeFile(join(project, SETUP_FILE), setup);
+  }, 5 * 60_000);
 
   afterAll(async () => {
     try {
@@ -152,7 +141,7 @@ describe("plant-store/testcontainers on podman's Docker API", () => {
     ).toEqual(
       expect.arrayContaining([
         {
-          image,
+          image: inject('plantStoreImage'),
           running: true,
           networks: networks,
         },
@@ -166,7 +155,9 @@ describe("plant-store/testcontainers on podman's Docker API", () => {
     expect(running).toHaveLength(2);
     // The URL's port is the one podman mapped to the service's 3000.
     const service =
-      containers[running.findIndex((container) => container.image === image)];
+      containers[
+        running.findIndex(({ image }) => image === inject('plantStoreImage'))
+      ];
     expect(await podman('port', service, '3000/tcp')).toMatch(
       new RegExp(`:${new URL(store.url).port}$`),
     );
@@ -198,7 +189,7 @@ describe("plant-store/testcontainers on podman's Docker API", () => {
     const { PlantStoreContainer } = (await import(
       join(ROOT, 'dist', 'service', 'testcontainers', 'index.js')
     )) as typeof import('../../src/service/testcontainers/index.js');
-    const own = await new PlantStoreContainer(image)
+    const own = await new PlantStoreContainer(inject('plantStoreImage'))
       .withPostgresImage(process.env.POSTGRES_IMAGE ?? '')
       // A create gives up on a held database after this, rather than 2 s.
       .withEnvironment({ DATABASE_REQUEST_TIMEOUT_MS: '500' })

@@ -16,6 +16,13 @@ export function unitProject(include: string[]): TestProjectInlineConfiguration {
 /** A spec that replaces a module (`vi.mock`, `vi.doMock`) for every file that imports it. */
 const REPLACES_A_MODULE = /\bvi\.(do)?[mM]ock\(/;
 
+/** The files among `include` that replace a module, found by their text. */
+function replacingModules(include: string[]): string[] {
+  return globSync(include).filter((file) =>
+    REPLACES_A_MODULE.test(readFileSync(file, 'utf8')),
+  );
+}
+
 /**
  * The unit specs as the suite runs them: `unit` in one module graph (`isolate: false`), since a
  * fork per file loads Nest, TypeORM, class-validator and OpenTelemetry again for each, five
@@ -25,9 +32,7 @@ const REPLACES_A_MODULE = /\bvi\.(do)?[mM]ock\(/;
 export function unitProjects(
   include: string[],
 ): TestProjectInlineConfiguration[] {
-  const replacing = globSync(include).filter((file) =>
-    REPLACES_A_MODULE.test(readFileSync(file, 'utf8')),
-  );
+  const replacing = replacingModules(include);
   const shared = unitProject(include);
   const isolated: TestProjectInlineConfiguration = {
     extends: true,
@@ -83,13 +88,19 @@ export function repositoryProject(
 /**
  * Specs run side by side on the run's one PostgreSQL (global-setup.ts), in one module graph
  * per project (`isolate: false`), as the unit specs are: a fork per file imported Nest, TypeORM
- * and the service again for each, 23 s of the e2e project's 219 s (docs/testing.md). The specs
- * replace no module (`vi.mock`), and each restores what it spies on.
+ * and the service again for each, 23 s of the e2e project's 219 s (docs/testing.md). So a spec
+ * there may not replace a module (`vi.mock`): the config refuses one, naming it.
  */
 function onTestPostgres(
   name: string,
   include: string[],
 ): TestProjectInlineConfiguration {
+  // In one graph a replaced module would reach every later spec: stop at the config.
+  const replacing = replacingModules(include);
+  if (replacing.length > 0)
+    throw new Error(
+      `${replacing.join(', ')} replace a module (vi.mock): the ${name} project runs its specs in one module graph; replace a dependency through Nest's testing module instead.`,
+    );
   return {
     extends: true,
     test: {
@@ -134,6 +145,7 @@ export function imageProject(
       name: 'image',
       include,
       globalSetup: ['test/support/image/image-setup.ts'],
+      setupFiles: ['test/support/image/built-image.ts'],
       fileParallelism: false,
       testTimeout: 120_000,
       hookTimeout: 60_000,

@@ -2,15 +2,14 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { run } from './podman.js';
+import { type Finished, run } from './podman.js';
 import { report, seconds } from '../report.js';
-import type { ImageBuildOutcome } from './built-image.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** The image the project's specs run: built once for the run by this setup. */
     plantStoreImage: string;
-    /** The file the build's outcome is written to when it ends (builtImage()). */
+    /** The file the build's outcome is written to when it ends (built-image.ts). */
     plantStoreImageBuild: string;
   }
 }
@@ -22,8 +21,8 @@ declare module 'vitest' {
  *
  * The build runs in the background: Vitest runs every project's global setup before the
  * first test of any, so a build awaited here held the whole suite for it (104 s on a fresh
- * machine, docs/testing.md), while the image's specs run last. They wait for it with
- * builtImage(), and fail with its output if it failed.
+ * machine, docs/testing.md), while the image's specs run last. The project's setup file
+ * (built-image.ts) waits for it before each spec, and fails with its output if it failed.
  */
 export default function setup(project: TestProject) {
   const image = `localhost/plant-store:image-test-${process.pid}`;
@@ -32,8 +31,8 @@ export default function setup(project: TestProject) {
     `plant-store-image-build-${process.pid}.json`,
   );
   const started = Date.now();
-  // Written whole, then renamed into place: builtImage() never reads half of it.
-  const written = async (outcome: ImageBuildOutcome) => {
+  // Written whole, then renamed into place: built-image.ts never reads half of it.
+  const written = async (outcome: Finished) => {
     await writeFile(`${outcomeFile}.part`, JSON.stringify(outcome));
     await rename(`${outcomeFile}.part`, outcomeFile);
   };
@@ -47,10 +46,10 @@ export default function setup(project: TestProject) {
             .filter((line) => /^(Base|Stand-in|  done|Built)/.test(line))
             .join('\n'),
       );
-      return written({ ...build, image });
+      return written(build);
     },
     (error: unknown) =>
-      written({ code: null, stdout: '', stderr: String(error), image }),
+      written({ code: null, stdout: '', stderr: String(error) }),
   );
   project.provide('plantStoreImage', image);
   project.provide('plantStoreImageBuild', outcomeFile);
