@@ -405,33 +405,53 @@ describe('overload: an open loop from a C generator on its own core, at twice an
       OPEN_WARM_UP_MS,
     );
 
-    // Every attempt's requests are checked against the database; only rounds measured on
-    // schedule, on the machine their capacity was measured on, are judged on latency.
-    const rounds: { closed: Measured; open: Measured }[] = [];
-    const onSchedule: { closed: Measured; open: Measured }[] = [];
-    for (let round = 1; round <= ROUNDS; round += 1) {
+    type Round = { closed: Measured; open: Measured };
+    /**
+     * A round: a closed loop of CLIENTS for the capacity, then `openAt` it, measured again
+     * up to ROUND_ATTEMPTS until on schedule (offSchedule, the service stopped `stoppedMs`
+     * meanwhile). Gives every attempt, and the one on schedule if any.
+     */
+    const roundOnSchedule = async (
+      name: string,
+      openAt: (closed: Measured, name: string) => Promise<Measured>,
+      stoppedMs = 0,
+    ): Promise<{ attempts: Round[]; judged?: Round }> => {
+      const attempts: Round[] = [];
       for (let attempt = 1; attempt <= ROUND_ATTEMPTS; attempt += 1) {
-        const name = `overload, round ${round}${attempt > 1 ? ` (attempt ${attempt})` : ''}`;
+        const named = `${name}${attempt > 1 ? ` (attempt ${attempt})` : ''}`;
         const closed = await closedLoop(
-          `${name}: closed loop, ${CLIENTS} clients`,
+          `${named}: closed loop, ${CLIENTS} clients`,
           CLIENTS,
         );
-        const rate = Math.round(2 * createdPerSecond(closed));
-        const open = await openLoop(
-          `${name}: open loop at ${rate}/s (2x capacity)`,
-          rate,
-          OPEN_LOOP_MS,
-        );
-        rounds.push({ closed, open });
-        const why = offSchedule({ closed, open });
-        if (why === undefined) {
-          onSchedule.push({ closed, open });
-          break;
-        }
+        const round = { closed, open: await openAt(closed, named) };
+        attempts.push(round);
+        const why = offSchedule(round, stoppedMs);
+        if (why === undefined) return { attempts, judged: round };
         process.stdout.write(
-          `[reliability] ${open.scenario}: left out of the figures and measured again: ${why}\n`,
+          `[reliability] ${round.open.scenario}: left out of the figures and measured again: ${why}\n`,
         );
       }
+      return { attempts };
+    };
+
+    // Every attempt's requests are checked against the database; only rounds measured on
+    // schedule, on the machine their capacity was measured on, are judged on latency.
+    const rounds: Round[] = [];
+    const onSchedule: Round[] = [];
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const { attempts, judged } = await roundOnSchedule(
+        `overload, round ${round}`,
+        (closed, name) => {
+          const rate = Math.round(2 * createdPerSecond(closed));
+          return openLoop(
+            `${name}: open loop at ${rate}/s (2x capacity)`,
+            rate,
+            OPEN_LOOP_MS,
+          );
+        },
+      );
+      rounds.push(...attempts);
+      if (judged !== undefined) onSchedule.push(judged);
     }
     const capacity =
       sum(onSchedule.map(({ closed }) => createdPerSecond(closed))) /
@@ -449,43 +469,33 @@ describe('overload: an open loop from a C generator on its own core, at twice an
     // A stall in the middle of twice the capacity: what arrived meanwhile is worked off
     // within RECOVERY_MS of its end, not queued behind creates. Judged, as the rounds are,
     // only on the machine its capacity was measured on: measured again up to ROUND_ATTEMPTS.
-    const stallRounds: { closed: Measured; open: Measured }[] = [];
-    let stalled: Measured | undefined;
-    for (let attempt = 1; attempt <= ROUND_ATTEMPTS; attempt += 1) {
-      const name = `overload, stall round${attempt > 1 ? ` (attempt ${attempt})` : ''}`;
-      const closed = await closedLoop(
-        `${name}: closed loop, ${CLIENTS} clients`,
-        CLIENTS,
+    const { attempts: stallRounds, judged: stallJudged } =
+      await roundOnSchedule(
+        'overload, stall round',
+        async (closed, name) => {
+          const stallTimer = setTimeout(() => {
+            process.kill(pid, 'SIGSTOP');
+            setTimeout(() => process.kill(pid, 'SIGCONT'), STALL_MS);
+          }, STALL_AFTER_MS);
+          try {
+            const open = await openLoop(
+              `${name}: open loop at 2x capacity, the service stopped for ${STALL_MS} ms after ${STALL_AFTER_MS} ms`,
+              Math.round(2 * createdPerSecond(closed)),
+              STALL_ROUND_MS,
+            );
+            process.stdout.write(
+              `[reliability] ${open.scenario}: p99 of the requests due ${AFTER_STALL_MS.map((from) => from / 1000).join(', ')} s after the stall ` +
+                `${AFTER_STALL_MS.map((from) => Math.round(afterStall(open, from))).join(', ')} ms; ${describeRun(open)}\n`,
+            );
+            return open;
+          } finally {
+            clearTimeout(stallTimer);
+            process.kill(pid, 'SIGCONT');
+          }
+        },
+        STALL_MS,
       );
-      const stallTimer = setTimeout(() => {
-        process.kill(pid, 'SIGSTOP');
-        setTimeout(() => process.kill(pid, 'SIGCONT'), STALL_MS);
-      }, STALL_AFTER_MS);
-      let open: Measured;
-      try {
-        open = await openLoop(
-          `${name}: open loop at 2x capacity, the service stopped for ${STALL_MS} ms after ${STALL_AFTER_MS} ms`,
-          Math.round(2 * createdPerSecond(closed)),
-          STALL_ROUND_MS,
-        );
-      } finally {
-        clearTimeout(stallTimer);
-        process.kill(pid, 'SIGCONT');
-      }
-      stallRounds.push({ closed, open });
-      process.stdout.write(
-        `[reliability] ${open.scenario}: p99 of the requests due ${AFTER_STALL_MS.map((from) => from / 1000).join(', ')} s after the stall ` +
-          `${AFTER_STALL_MS.map((from) => Math.round(afterStall(open, from))).join(', ')} ms; ${describeRun(open)}\n`,
-      );
-      const why = offSchedule({ closed, open }, STALL_MS);
-      if (why === undefined) {
-        stalled = open;
-        break;
-      }
-      process.stdout.write(
-        `[reliability] ${open.scenario}: left out of the figures and measured again: ${why}\n`,
-      );
-    }
+    const stalled = stallJudged?.open;
 
     // Clients free to open thousands of connections (issue 20 item 4), at 2x and 4x.
     const growing = await openLoop(
@@ -657,7 +667,7 @@ describe('overload: an open loop from a C generator on its own core, at twice an
               stalled.run.summary.requests - stalled.run.summary.answered,
             recovered: afterStall(stalled, RECOVERY_MS) <= 1_000,
             p99DueAfterStallMs: AFTER_STALL_MS.map((from) =>
-              Math.round(afterStall(stalled!, from)),
+              Math.round(afterStall(stalled, from)),
             ),
           },
     ).toMatchObject({ unanswered: 0, recovered: true });
