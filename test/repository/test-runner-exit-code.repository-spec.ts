@@ -7,7 +7,7 @@ interface RunnerResult {
 }
 
 /**
- * Runs Vitest as CI does, on the suite's own e2e and reliability projects pointed at the
+ * Runs Vitest as CI does, on the suite's own e2e, reliability and capacity projects pointed at the
  * fixtures in test/fixtures/test-runner-exit. No DATABASE_URL: the embedded PostgreSQL is
  * what once overrode a failing run's exit code with 0.
  */
@@ -65,7 +65,7 @@ describe('the test runner exit code, with the embedded PostgreSQL started', () =
     ['e2e', 'failing-test', /Tests\s+1 failed \(1\)/],
     ['e2e', 'failing-setup', /Tests\s+1 skipped \(1\)|Tests\s+1 failed/],
     ['e2e', 'failing-teardown', /Errors|afterAll/],
-    ['reliability', 'failing-test', /Tests\s+1 failed \(1\)/],
+    ['capacity', 'failing-test', /Tests\s+1 failed \(1\)/],
   ])(
     'is non-zero when the %s fixture %s fails',
     async (project, filter, summary) => {

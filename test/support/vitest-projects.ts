@@ -114,27 +114,49 @@ function onTestPostgres(
   };
 }
 
-export function reliabilityProject(
+/**
+ * The reliability scenarios (test/reliability) as two projects:
+ * - `reliability`, those that judge what clients got through a fault (a failover, a rollout,
+ *   a hung or lost database, killed replicas, slow and hostile clients), not how much the
+ *   machine serves. They hold on a loaded machine by design, so they run beside the e2e and
+ *   repository specs rather than after them.
+ * - `capacity`, those in `capacity`, which measure the service's capacity and compare rates
+ *   taken in the same run (overload, the failed-authentication flood): one at a time, after
+ *   every other project, so that no other spec shares the machine with them.
+ */
+export function reliabilityProjects(
   include: string[],
-): TestProjectInlineConfiguration {
-  return {
-    extends: true,
+  capacity: string[],
+): TestProjectInlineConfiguration[] {
+  const scenarios = (name: string, files: string[]) => ({
+    extends: true as const,
     test: {
-      name: 'reliability',
-      include,
+      name,
+      include: files,
       globalSetup: ['test/support/global-setup.ts'],
-      // One scenario at a time: they load a 2-core machine and print their figures.
-      fileParallelism: false,
       testTimeout: 180_000,
       hookTimeout: 60_000,
     },
-  };
+  });
+  const beside = scenarios('reliability', include);
+  const alone = scenarios('capacity', capacity);
+  return [
+    {
+      ...beside,
+      test: {
+        ...beside.test,
+        exclude: [...configDefaults.exclude, ...capacity],
+      },
+    },
+    { ...alone, test: { ...alone.test, fileParallelism: false } },
+  ];
 }
 
 /**
  * The container image (test/image): built once with podman by the project's global setup
  * for all its specs, in the background while the other projects run (the first build of a
- * machine takes minutes, later ones reuse podman's cache), then run one spec at a time.
+ * machine takes minutes, later ones reuse podman's cache); its specs wait for the build, then
+ * run beside the other projects' specs (they mostly wait on podman).
  */
 export function imageProject(
   include: string[],
@@ -146,7 +168,6 @@ export function imageProject(
       include,
       globalSetup: ['test/support/image/image-setup.ts'],
       setupFiles: ['test/support/image/built-image.ts'],
-      fileParallelism: false,
       testTimeout: 120_000,
       hookTimeout: 60_000,
     },
