@@ -1,11 +1,13 @@
 // What tracing costs the service (issue 43), in the production topology: the service alone
 // on core 1; PostgreSQL, the load (autocannon, in this process) and an OTLP sink on core 0,
 // as the collector is another machine in production. Variants: tracing off (the default,
-// no SDK loaded), on with every request sampled, on at 1% (parentbased_traceidratio), each
-// exporting OTLP/HTTP protobuf to the sink; with `versus`, a build from before tracing too
-// (today's service, to show what "off" costs). Each round runs one turn per variant, the
-// order rotating; each turn (bench/lib/pinned-turn.mjs) starts a fresh service on an empty
-// table, warms it up, then measures the CPU per create at c=64. Printed per round and as medians of the per-round ratios to "off".
+// no SDK loaded), on with every request sampled, on at 1% (parentbased_traceidratio), and on
+// with none sampled (always_off: what the SDK's presence alone costs), each exporting
+// OTLP/HTTP protobuf to the sink; with `versus`, a build from before tracing too (today's
+// service, to show what "off" costs). Each round runs one turn per variant, the order
+// rotating; each turn (bench/lib/pinned-turn.mjs) starts a fresh service on an empty table,
+// warms it up, then measures the CPU per create at c=64. Printed per round and as medians of
+// the per-round ratios to "off".
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { RESULTS, SERVICE_MAIN, serviceMainOf } from './paths.mjs';
@@ -59,6 +61,14 @@ function variantsOf(endpoint, versus) {
       name: 'on, 1%',
       main: SERVICE_MAIN,
       env: traced('parentbased_traceidratio', '0.01'),
+    },
+    // The SDK loaded and nothing sampled: what its presence alone costs a create (the
+    // context manager, pg's instrumentation, the server span's decision), apart from the
+    // 1% that are recorded and exported.
+    {
+      name: 'on, none sampled',
+      main: SERVICE_MAIN,
+      env: traced('always_off', '1'),
     },
     ...(versus === undefined
       ? []
