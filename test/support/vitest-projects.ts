@@ -120,35 +120,45 @@ function onTestPostgres(
  *   a hung or lost database, killed replicas, slow and hostile clients), not how much the
  *   machine serves. They hold on a loaded machine by design, so they run beside the e2e and
  *   repository specs rather than after them.
- * - `capacity`, those in `capacity`, which measure the service's capacity and compare rates
- *   taken in the same run (overload, the failed-authentication flood): one at a time, after
- *   every other project, so that no other spec shares the machine with them.
+ * - `capacity`, the files named in `capacity`, which measure the service's capacity and
+ *   compare rates taken in the same run (overload, the failed-authentication flood): one at a
+ *   time, in a group of their own after every other project's files (`sequence.groupOrder`),
+ *   so that no other spec shares the machine with them.
  */
 export function reliabilityProjects(
   include: string[],
   capacity: string[],
 ): TestProjectInlineConfiguration[] {
-  const scenarios = (name: string, files: string[]) => ({
-    extends: true as const,
+  // A renamed file would match nothing here and leave the others' exclude: it would then
+  // run beside the suite, measuring the suite rather than the service. Stop at the config.
+  const missing = capacity.filter((file) => globSync(file).length === 0);
+  if (missing.length > 0)
+    throw new Error(
+      `${missing.join(', ')}: no such file, though named to run alone as a capacity scenario.`,
+    );
+  const scenarios = (
+    name: string,
+    test: TestProjectInlineConfiguration['test'],
+  ): TestProjectInlineConfiguration => ({
+    extends: true,
     test: {
       name,
-      include: files,
       globalSetup: ['test/support/global-setup.ts'],
       testTimeout: 180_000,
       hookTimeout: 60_000,
+      ...test,
     },
   });
-  const beside = scenarios('reliability', include);
-  const alone = scenarios('capacity', capacity);
   return [
-    {
-      ...beside,
-      test: {
-        ...beside.test,
-        exclude: [...configDefaults.exclude, ...capacity],
-      },
-    },
-    { ...alone, test: { ...alone.test, fileParallelism: false } },
+    scenarios('reliability', {
+      include,
+      exclude: [...configDefaults.exclude, ...capacity],
+    }),
+    scenarios('capacity', {
+      include: capacity,
+      fileParallelism: false,
+      sequence: { groupOrder: 1 },
+    }),
   ];
 }
 
