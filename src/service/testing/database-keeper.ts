@@ -44,7 +44,8 @@ async function cleanUp(): Promise<void> {
   const postmaster = await postmasterPid(orders.dataDir);
   if (postmaster !== undefined) signalEach(processTree(postmaster), 'SIGCONT');
   await serviceGone();
-  await postgres?.stop();
+  // The folder goes next: a checkpoint would only write what is deleted.
+  await postgres?.discard();
   await rm(orders.dataDir, { recursive: true, force: true });
   process.exit(0);
 }
