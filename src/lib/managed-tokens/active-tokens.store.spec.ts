@@ -721,15 +721,29 @@ describe('ActiveTokenStore, its timers (fake clock)', () => {
     expect(tokens.isStale(1_001_001)).toBe(true);
   });
 
-  it('retries a refused connection at once, then after 100 ms, doubling up to 2 s', async () => {
-    const database = new FakeTokensDatabase();
+  it('retries a refused connection at once, then after 100 ms, doubling up to 2 s once it has loaded', async () => {
+    const { database, tokens } = await startedOnEmptyTable();
     database.refusing = true;
-    const tokens = storeOn(database);
-    await tokens.start();
+    database.connections[0].emit('error', new Error('terminated'));
     await vi.advanceTimersByTimeAsync(7_100);
     expect(database.openedAt.map((at) => at - 1_000_000)).toEqual([
       0, 0, 100, 300, 700, 1_500, 3_100, 5_100, 7_100,
     ]);
+    expect(tokens.loaded).toBe(true);
+  });
+
+  it('retries up to every 500 ms until it has loaded once: a start waits on it', async () => {
+    const database = new FakeTokensDatabase();
+    database.refusing = true;
+    const tokens = storeOn(database);
+    await tokens.start();
+    await vi.advanceTimersByTimeAsync(2_200);
+    expect(database.openedAt.map((at) => at - 1_000_000)).toEqual([
+      0, 0, 100, 300, 700, 1_200, 1_700, 2_200,
+    ]);
+    database.refusing = false;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(tokens.loaded).toBe(true);
   });
 
   it('sends nothing once stopped', async () => {

@@ -31,6 +31,8 @@ const MOST_NAMES_PER_READ = 1_000;
 const RECONNECT_FIRST_MS = 0;
 const RECONNECT_SECOND_MS = 100;
 const RECONNECT_MOST_MS = 2_000;
+// Before the first load a start waits on it: tried as often as the service's own first connect.
+const RECONNECT_MOST_NEVER_LOADED_MS = 500;
 
 /** Why the last full reload ran, for the metrics. */
 export type ReloadReason = 'connect' | 'periodic' | 'notified';
@@ -288,7 +290,7 @@ export class ActiveTokenStore {
     const delay = this.reconnectDelayMs;
     this.reconnectDelayMs = Math.min(
       Math.max(delay * 2, RECONNECT_SECOND_MS),
-      RECONNECT_MOST_MS,
+      this.loaded ? RECONNECT_MOST_MS : RECONNECT_MOST_NEVER_LOADED_MS,
     );
     this.reconnect = setTimeout(() => void this.open(), delay);
     this.reconnect.unref();
