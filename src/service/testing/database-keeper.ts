@@ -8,6 +8,7 @@ import { PostgresProcess } from '../database/postgres-process.js';
 import { recordPostmasterOwner } from '../database/stale-postmaster.js';
 import { isAlive, pidOf } from '../database/pid-files.js';
 import { processTree, signalEach } from './process-tree.js';
+import { claimSpare, SpareCopy } from './spare-clusters.js';
 import { clusterOf, KEEPER_PID_FILE, postmasterPid } from './store-folder.js';
 import { CLUSTER_FOLDER, copyTree, PASSWORD_FILE } from './template-cluster.js';
 
@@ -28,6 +29,7 @@ let postgres: PostgresProcess | undefined;
 let service: number | undefined;
 let cleaning: Promise<void> | undefined;
 let starting: Promise<void> | undefined;
+let spare: Promise<SpareCopy | undefined> | undefined;
 
 async function serviceGone(): Promise<void> {
   const deadline = Date.now() + SERVICE_EXIT_DEADLINE_MS;
@@ -41,6 +43,7 @@ async function serviceGone(): Promise<void> {
 async function cleanUp(): Promise<void> {
   // A copy still being written would outlive the folder's removal.
   await starting;
+  await (await spare?.catch(() => undefined))?.cancel();
   const postmaster = await postmasterPid(orders.dataDir);
   if (postmaster !== undefined) signalEach(processTree(postmaster), 'SIGCONT');
   await serviceGone();
@@ -64,10 +67,11 @@ process.on('SIGINT', () => {});
 
 async function start(): Promise<void> {
   await writeFile(join(orders.dataDir, KEEPER_PID_FILE), `${process.pid}\n`);
-  await copyTree(
-    join(orders.template, CLUSTER_FOLDER),
-    clusterOf(orders.dataDir),
-  );
+  if (!(await claimSpare(orders.template, clusterOf(orders.dataDir))))
+    await copyTree(
+      join(orders.template, CLUSTER_FOLDER),
+      clusterOf(orders.dataDir),
+    );
   await copyTree(
     join(orders.template, PASSWORD_FILE),
     join(orders.dataDir, PASSWORD_FILE),
@@ -88,6 +92,8 @@ async function start(): Promise<void> {
   }
   await recordPostmasterOwner(orders.dataDir);
   say({ ready: true });
+  // For a later start: this one has just taken one, or copied the template.
+  spare = SpareCopy.begin(orders.template);
 }
 
 starting = start().catch((error: unknown) => {

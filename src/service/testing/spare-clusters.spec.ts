@@ -1,0 +1,90 @@
+import { spawnSync } from 'node:child_process';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  claimSpare,
+  SPARES_KEPT,
+  SpareCopy,
+  sparesOf,
+} from './spare-clusters.js';
+import { CLUSTER_FOLDER } from './template-cluster.js';
+
+let root: string;
+let template: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'spare-clusters-spec-'));
+  template = join(root, 'template');
+  await mkdir(join(template, CLUSTER_FOLDER, 'base'), { recursive: true });
+  await writeFile(join(template, CLUSTER_FOLDER, 'PG_VERSION'), '18\n');
+  await writeFile(join(template, CLUSTER_FOLDER, 'base', '1'), 'rows');
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const spares = (): Promise<string[]> =>
+  readdir(sparesOf(template)).then((names) => names.sort());
+
+describe('spare clusters', () => {
+  it('claims nothing before a spare was made', async () => {
+    expect(await claimSpare(template, join(root, 'cluster'))).toBe(false);
+  });
+
+  it('makes a copy of the template that a start then moves into place, once', async () => {
+    const copy = await SpareCopy.begin(template);
+    await copy?.done;
+    expect(await spares()).toEqual([expect.stringMatching(/^ready-\d+-/)]);
+
+    const cluster = join(root, 'cluster');
+    expect(await claimSpare(template, cluster)).toBe(true);
+    expect(await readFile(join(cluster, 'base', '1'), 'utf8')).toBe('rows');
+    expect(await spares()).toEqual([]);
+    expect(await claimSpare(template, join(root, 'another'))).toBe(false);
+  });
+
+  it(`keeps ${SPARES_KEPT} at most, counting those being made`, async () => {
+    for (let made = 0; made < SPARES_KEPT; made += 1)
+      await (
+        await SpareCopy.begin(template)
+      )?.done;
+    expect(await spares()).toHaveLength(SPARES_KEPT);
+    expect(await SpareCopy.begin(template)).toBeUndefined();
+  });
+
+  it('removes a copy left by a keeper that died, and counts it no more', async () => {
+    const gone = spawnSync('true').pid;
+    await mkdir(join(sparesOf(template), `copying-${gone}-0000`), {
+      recursive: true,
+    });
+    for (let made = 1; made < SPARES_KEPT; made += 1)
+      await (
+        await SpareCopy.begin(template)
+      )?.done;
+    const copy = await SpareCopy.begin(template);
+    expect(copy).toBeDefined();
+    await copy?.done;
+    expect(await spares()).toEqual(
+      Array.from({ length: SPARES_KEPT }, () =>
+        expect.stringMatching(/^ready-/),
+      ),
+    );
+  });
+
+  it('cancelled, leaves no half copy: nothing, or a whole one if it had finished', async () => {
+    const copy = await SpareCopy.begin(template);
+    await copy?.cancel();
+    const left = await spares();
+    expect(left.filter((name) => !name.startsWith('ready-'))).toEqual([]);
+    for (const name of left)
+      expect(
+        await readFile(join(sparesOf(template), name, 'base', '1'), 'utf8'),
+      ).toBe('rows');
+  });
+});
