@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { KeeperOrders } from './database-keeper.js';
+
+/** The line startPlantStore writes to the keeper once its store is ready. */
+export const SERVING = 'serving';
 
 const KEEPER = fileURLToPath(new URL('./database-keeper.js', import.meta.url));
 
@@ -9,6 +11,8 @@ const KEEPER = fileURLToPath(new URL('./database-keeper.js', import.meta.url));
 export class KeeperProcess {
   /** Resolves once the store's PostgreSQL is ready; rejects with what it printed otherwise. */
   readonly ready: Promise<void>;
+  /** Resolves once its store is gone (it may go on finishing a spare for the next start). */
+  private readonly stopped: Promise<void>;
   private readonly child: ChildProcess;
 
   constructor(orders: KeeperOrders) {
@@ -18,11 +22,21 @@ export class KeeperProcess {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';
+    let onStopped = (): void => {};
+    this.stopped = new Promise<void>((resolve) => {
+      onStopped = resolve;
+      this.child.once('exit', () => resolve());
+    });
     this.ready = new Promise<void>((resolve, reject) => {
       this.child.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
         for (const line of output.split('\n').slice(0, -1)) {
-          const message = JSON.parse(line) as { ready?: true; failed?: string };
+          const message = JSON.parse(line) as {
+            ready?: true;
+            stopped?: true;
+            failed?: string;
+          };
+          if (message.stopped === true) onStopped();
           if (message.ready === true) resolve();
           if (message.failed !== undefined)
             reject(
@@ -57,13 +71,18 @@ export class KeeperProcess {
     this.child.stdin?.write(`${pid}\n`);
   }
 
-  /** Its pipe closed: the keeper stops the database, removes the folder and exits. */
+  /** The store is ready: the keeper may now copy a spare cluster for the next start. */
+  serving(): void {
+    this.child.stdin?.write(`${SERVING}\n`);
+  }
+
+  /** Its pipe closed: the keeper stops the database, removes the folder, and says so. */
   async stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = once(this.child, 'exit');
-    // Held open again until it has gone: the caller waits for this.
+    // Held open again until the store is gone: the caller waits for this.
     this.child.ref();
     this.child.stdin?.end();
-    await exited;
+    await this.stopped;
+    this.child.unref();
   }
 }

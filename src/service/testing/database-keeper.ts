@@ -8,6 +8,7 @@ import { PostgresProcess } from '../database/postgres-process.js';
 import { recordPostmasterOwner } from '../database/stale-postmaster.js';
 import { isAlive, pidOf } from '../database/pid-files.js';
 import { processTree, signalEach } from './process-tree.js';
+import { SERVING } from './database-keeper-process.js';
 import { claimSpare, SpareCopy } from './spare-clusters.js';
 import { clusterOf, KEEPER_PID_FILE, postmasterPid } from './store-folder.js';
 import { CLUSTER_FOLDER, copyTree, PASSWORD_FILE } from './template-cluster.js';
@@ -21,10 +22,14 @@ export interface KeeperOrders {
 
 /** A service draining its requests (SHUTDOWN_TIMEOUT_MS, 5 s for a test) and a margin. */
 const SERVICE_EXIT_DEADLINE_MS = 15_000;
+/** A spare's copy takes about a second; one still unfinished past this is given up. */
+const SPARE_DEADLINE_MS = 10_000;
 
 const orders = JSON.parse(process.argv[2] ?? '{}') as KeeperOrders;
 const say = (message: object): void =>
   void process.stdout.write(`${JSON.stringify(message)}\n`);
+// A runner gone (its end of the pipe closed) is what the keeper cleans up after, not a crash.
+process.stdout.on('error', () => {});
 let postgres: PostgresProcess | undefined;
 let service: number | undefined;
 let cleaning: Promise<void> | undefined;
@@ -39,25 +44,34 @@ async function serviceGone(): Promise<void> {
   }
 }
 
-/** Database last, as the service stops its own: a paused one is continued first. */
+/**
+ * Database last, as the service stops its own: a paused one is continued first. The store
+ * is gone once it says `stopped`; the next start's spare is then finished before it exits.
+ */
 async function cleanUp(): Promise<void> {
   // A copy still being written would outlive the folder's removal.
   await starting;
-  await (await spare?.catch(() => undefined))?.cancel();
   const postmaster = await postmasterPid(orders.dataDir);
   if (postmaster !== undefined) signalEach(processTree(postmaster), 'SIGCONT');
   await serviceGone();
   // The folder goes next: a checkpoint would only write what is deleted.
   await postgres?.discard();
   await rm(orders.dataDir, { recursive: true, force: true });
+  say({ stopped: true });
+  await (await spare?.catch(() => undefined))?.finish(SPARE_DEADLINE_MS);
   process.exit(0);
 }
 
 const stop = (): void => void (cleaning ??= cleanUp());
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text: string) => {
-  // One line: the service's pid, to wait for before the database goes.
-  service = pidOf(text) ?? service;
+  for (const line of text.split('\n')) {
+    // The store serves: the next start's spare can be copied without slowing this one.
+    if (line === SERVING && cleaning === undefined)
+      spare ??= SpareCopy.begin(orders.template);
+    // The service's pid, to wait for before the database goes.
+    else service = pidOf(line) ?? service;
+  }
 });
 process.stdin.once('end', stop);
 process.stdin.once('error', stop);
@@ -92,8 +106,6 @@ async function start(): Promise<void> {
   }
   await recordPostmasterOwner(orders.dataDir);
   say({ ready: true });
-  // For a later start: this one has just taken one, or copied the template.
-  spare = SpareCopy.begin(orders.template);
 }
 
 starting = start().catch((error: unknown) => {

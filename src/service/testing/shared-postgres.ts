@@ -13,7 +13,7 @@ import {
 } from './template-cluster.js';
 
 export interface SharedPostgres {
-  /** Its maintenance database: startPlantStore({ sharedPostgres }) makes each store's beside it. */
+  /** Its own `plant_store` database, left empty: startPlantStore({ sharedPostgres }) makes each store's beside it. */
   url: string;
   /** Stops the server and removes its folder, every store's database with it. */
   stop(): Promise<void>;
@@ -43,7 +43,7 @@ export async function startSharedPostgres(
     clearInterval(holding);
   }
   return {
-    url: embeddedDatabaseUrl(password, port, 'postgres'),
+    url: embeddedDatabaseUrl(password, port),
     stop: () => keeper.stop(),
   };
 }

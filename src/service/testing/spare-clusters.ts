@@ -83,6 +83,20 @@ export class SpareCopy {
     return new SpareCopy(child, copying, done);
   }
 
+  /** Lets a copy being made finish, for at most `deadlineMs`; cancels it past that. */
+  async finish(deadlineMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), deadlineMs);
+    });
+    const outcome = await Promise.race([
+      this.done.catch(() => undefined),
+      late,
+    ]);
+    clearTimeout(timer);
+    if (outcome === 'late') await this.cancel();
+  }
+
   /** Stops a copy still being made and removes what it wrote. */
   async cancel(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null)

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,7 +68,10 @@ export interface RunningPlantStore {
   stop(): Promise<void>;
 }
 
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+/** The service as scripts/bundle-service.mjs packs it: the same code, a few files to load. */
+const MAIN = fileURLToPath(
+  new URL('../../service-bundle/main.mjs', import.meta.url),
+);
 const STOP_DEADLINE_MS = 30_000;
 /** Tries with fresh ports when the ones picked were taken in the meantime (EADDRINUSE). */
 const PORT_ATTEMPTS = 3;
@@ -167,6 +170,11 @@ async function startService(
   instanceId: string;
 }> {
   const workers = workersToCount(options.env);
+  await access(MAIN).catch(() => {
+    throw new Error(
+      `startPlantStore: ${MAIN} is missing: \`npm run build\` makes it (nest build, then scripts/bundle-service.mjs).`,
+    );
+  });
   const port = await freePort();
   const token = testInstanceToken();
   const instanceId = randomUUID();
@@ -262,6 +270,7 @@ async function startEmbedded(
       // From the start: a runner gone mid-start leaves the keeper to kill the service first.
       onSpawn: (pid) => keeper.watch(pid),
     });
+    keeper.serving();
     const faults = new DatabaseFaults(embeddedDatabase(dataDir));
     return storeOf(service, databaseUrl, faults, async () => {
       await faults.end();

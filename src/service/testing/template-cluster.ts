@@ -13,13 +13,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { EMBEDDED_DATABASE_NAME } from '../database/embedded-database-url.js';
 import { OWNER_FILE } from '../database/stale-postmaster.js';
 import { freePort } from './free-port.js';
 import { isAlive, pidIn } from '../database/pid-files.js';
 
 /** Bumped when what a template holds changes: older ones are then left unused. */
-const TEMPLATE_FORMAT = 1;
+const TEMPLATE_FORMAT = 2;
 /** Beside the cluster (embedded-postgres.ts's layout): its folder and its password file. */
 export const CLUSTER_FOLDER = 'postgres';
 export const PASSWORD_FILE = 'postgres-password';
@@ -69,6 +70,22 @@ export async function copyTree(from: string, to: string): Promise<void> {
   await run('cp', ['-a', from, to]);
 }
 
+/**
+ * `postgres` and `template0`, which no store uses: each is 300 of a cluster's 1,300 files, and
+ * file creation is most of a copy's time. `template1` stays for CREATE DATABASE.
+ */
+async function dropUnusedDatabases(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('DROP DATABASE postgres');
+    await client.query('ALTER DATABASE template0 IS_TEMPLATE false');
+    await client.query('DROP DATABASE template0');
+  } finally {
+    await client.end();
+  }
+}
+
 async function buildTemplate(
   cacheDir: string,
   template: string,
@@ -86,6 +103,7 @@ async function buildTemplate(
       database: EMBEDDED_DATABASE_NAME,
       onLog: () => {},
     });
+    await dropUnusedDatabases(server.url);
     // A fast shutdown leaves a clean cluster: no recovery when a copy starts.
     await server.stop();
     await rm(join(building, OWNER_FILE), { force: true });
