@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { KeeperOrders } from './database-keeper.js';
 
@@ -11,8 +12,6 @@ const KEEPER = fileURLToPath(new URL('./database-keeper.js', import.meta.url));
 export class KeeperProcess {
   /** Resolves once the store's PostgreSQL is ready; rejects with what it printed otherwise. */
   readonly ready: Promise<void>;
-  /** Resolves once its store is gone (it may go on finishing a spare for the next start). */
-  private readonly stopped: Promise<void>;
   private readonly child: ChildProcess;
 
   constructor(orders: KeeperOrders) {
@@ -22,21 +21,11 @@ export class KeeperProcess {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';
-    let onStopped = (): void => {};
-    this.stopped = new Promise<void>((resolve) => {
-      onStopped = resolve;
-      this.child.once('exit', () => resolve());
-    });
     this.ready = new Promise<void>((resolve, reject) => {
       this.child.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
         for (const line of output.split('\n').slice(0, -1)) {
-          const message = JSON.parse(line) as {
-            ready?: true;
-            stopped?: true;
-            failed?: string;
-          };
-          if (message.stopped === true) onStopped();
+          const message = JSON.parse(line) as { ready?: true; failed?: string };
           if (message.ready === true) resolve();
           if (message.failed !== undefined)
             reject(
@@ -76,13 +65,13 @@ export class KeeperProcess {
     this.child.stdin?.write(`${SERVING}\n`);
   }
 
-  /** Its pipe closed: the keeper stops the database, removes the folder, and says so. */
+  /** Its pipe closed: the keeper stops the database, removes the folder and exits. */
   async stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    // Held open again until the store is gone: the caller waits for this.
+    const exited = once(this.child, 'exit');
+    // Held open again until it has gone: the caller waits for this.
     this.child.ref();
     this.child.stdin?.end();
-    await this.stopped;
-    this.child.unref();
+    await exited;
   }
 }

@@ -45,8 +45,8 @@ async function serviceGone(): Promise<void> {
 }
 
 /**
- * Database last, as the service stops its own: a paused one is continued first. The store
- * is gone once it says `stopped`; the next start's spare is then finished before it exits.
+ * Database last, as the service stops its own: a paused one is continued first. The next
+ * start's spare is finished before it exits, so that nothing writes once stop() resolved.
  */
 async function cleanUp(): Promise<void> {
   // A copy still being written would outlive the folder's removal.
@@ -57,7 +57,6 @@ async function cleanUp(): Promise<void> {
   // The folder goes next: a checkpoint would only write what is deleted.
   await postgres?.discard();
   await rm(orders.dataDir, { recursive: true, force: true });
-  say({ stopped: true });
   await (await spare?.catch(() => undefined))?.finish(SPARE_DEADLINE_MS);
   process.exit(0);
 }
