@@ -35,6 +35,7 @@ let service: number | undefined;
 let cleaning: Promise<void> | undefined;
 let starting: Promise<void> | undefined;
 let spare: Promise<SpareCopy | undefined> | undefined;
+let received = '';
 
 async function serviceGone(): Promise<void> {
   const deadline = Date.now() + SERVICE_EXIT_DEADLINE_MS;
@@ -57,17 +58,19 @@ async function cleanUp(): Promise<void> {
   // The folder goes next: a checkpoint would only write what is deleted.
   await postgres?.discard();
   await rm(orders.dataDir, { recursive: true, force: true });
-  await (await spare?.catch(() => undefined))?.finish(SPARE_DEADLINE_MS);
+  await (await spare)?.finish(SPARE_DEADLINE_MS);
   process.exit(0);
 }
 
 const stop = (): void => void (cleaning ??= cleanUp());
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text: string) => {
-  for (const line of text.split('\n')) {
+  const lines = (received + text).split('\n');
+  received = lines.pop() ?? '';
+  for (const line of lines) {
     // The store serves: the next start's spare can be copied without slowing this one.
     if (line === SERVING && cleaning === undefined)
-      spare ??= SpareCopy.begin(orders.template);
+      spare ??= SpareCopy.begin(orders.template).catch(() => undefined);
     // The service's pid, to wait for before the database goes.
     else service = pidOf(line) ?? service;
   }

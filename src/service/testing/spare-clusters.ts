@@ -75,11 +75,14 @@ export class SpareCopy {
       ['-n', '19', 'cp', '-a', join(template, CLUSTER_FOLDER), copying],
       { stdio: 'ignore' },
     );
-    const done = once(child, 'exit').then(async ([code]) => {
-      if (code === 0)
-        await rename(copying, join(folder, `${READY_PREFIX}${id}`));
-      else await rm(copying, { recursive: true, force: true });
-    });
+    const done = once(child, 'exit')
+      .then(async ([code]) => {
+        if (code === 0)
+          await rename(copying, join(folder, `${READY_PREFIX}${id}`));
+        else await rm(copying, { recursive: true, force: true });
+      })
+      // A spare is the cache's: one not made (no `nice`, the folder removed) costs a copy later.
+      .catch(() => undefined);
     return new SpareCopy(child, copying, done);
   }
 
@@ -89,10 +92,7 @@ export class SpareCopy {
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), deadlineMs);
     });
-    const outcome = await Promise.race([
-      this.done.catch(() => undefined),
-      late,
-    ]);
+    const outcome = await Promise.race([this.done, late]);
     clearTimeout(timer);
     if (outcome === 'late') await this.cancel();
   }
@@ -101,7 +101,7 @@ export class SpareCopy {
   async cancel(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null)
       this.child.kill('SIGKILL');
-    await this.done.catch(() => undefined);
+    await this.done;
     await rm(this.copying, { recursive: true, force: true });
   }
 }
