@@ -77,6 +77,69 @@ describe('spare clusters', () => {
     );
   });
 
+  it('gives two starts claiming at once a spare each, the one taken first left to the other', async () => {
+    for (let made = 0; made < 2; made += 1)
+      await (
+        await SpareCopy.begin(template)
+      )?.done;
+    const claimed = await Promise.all(
+      ['first', 'second'].map((name) => claimSpare(template, join(root, name))),
+    );
+    expect(claimed).toEqual([true, true]);
+    expect(await spares()).toEqual([]);
+  });
+
+  it('claims only a ready spare, never one still being copied', async () => {
+    const copying = join(sparesOf(template), `copying-${process.pid}-0000`);
+    await mkdir(copying, { recursive: true });
+    expect(await claimSpare(template, join(root, 'cluster'))).toBe(false);
+    expect(await spares()).toEqual([`copying-${process.pid}-0000`]);
+  });
+
+  it("counts a dead keeper's copy out before it compares with the number kept", async () => {
+    const gone = spawnSync('true').pid;
+    await mkdir(join(sparesOf(template), `copying-${gone}-0000`), {
+      recursive: true,
+    });
+    for (let kept = 1; kept < SPARES_KEPT; kept += 1)
+      await mkdir(join(sparesOf(template), `ready-0-${kept}`));
+    const copy = await SpareCopy.begin(template);
+    expect(copy).toBeDefined();
+    await copy?.done;
+  });
+
+  it('leaves nothing of a copy that failed', async () => {
+    await rm(join(template, CLUSTER_FOLDER), { recursive: true });
+    await (
+      await SpareCopy.begin(template)
+    )?.done;
+    expect(await spares()).toEqual([]);
+  });
+
+  describe('of a template slow to copy (2,000 files)', () => {
+    beforeEach(async () => {
+      const base = join(template, CLUSTER_FOLDER, 'base');
+      await Promise.all(
+        Array.from({ length: 2_000 }, (_, file) =>
+          writeFile(join(base, `r${file}`), 'rows'),
+        ),
+      );
+    });
+
+    it('cancelled, stops the copy and leaves nothing of it', async () => {
+      const copy = await SpareCopy.begin(template);
+      await copy?.cancel();
+      expect(await spares()).toEqual([]);
+    });
+
+    it('given no time to finish, is cancelled; given enough, is kept', async () => {
+      await (await SpareCopy.begin(template))?.finish(0);
+      expect(await spares()).toEqual([]);
+      await (await SpareCopy.begin(template))?.finish(60_000);
+      expect(await spares()).toEqual([expect.stringMatching(/^ready-/)]);
+    });
+  });
+
   it('cancelled, leaves no half copy: nothing, or a whole one if it had finished', async () => {
     const copy = await SpareCopy.begin(template);
     await copy?.cancel();

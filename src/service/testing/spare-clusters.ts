@@ -46,7 +46,6 @@ export async function claimSpare(
 export class SpareCopy {
   private constructor(
     private readonly child: ChildProcess,
-    private readonly copying: string,
     readonly done: Promise<void>,
   ) {}
 
@@ -83,7 +82,7 @@ export class SpareCopy {
       })
       // A spare is the cache's: one not made (no `nice`, the folder removed) costs a copy later.
       .catch(() => undefined);
-    return new SpareCopy(child, copying, done);
+    return new SpareCopy(child, done);
   }
 
   /** Lets a copy being made finish, for at most `deadlineMs`; cancels it past that. */
@@ -97,11 +96,10 @@ export class SpareCopy {
     if (outcome === 'late') await this.cancel();
   }
 
-  /** Stops a copy still being made and removes what it wrote. */
+  /** Stops a copy still being made; `done` then removes what it wrote. */
   async cancel(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null)
       this.child.kill('SIGKILL');
     await this.done;
-    await rm(this.copying, { recursive: true, force: true });
   }
 }
