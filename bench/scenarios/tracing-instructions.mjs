@@ -1,0 +1,186 @@
+// What tracing costs a create in instructions, not time (issue 43): this host's CPU time per
+// create moves by a third between turns with its neighbours, and it has no hardware counters
+// for perf. Each variant's service runs under valgrind's callgrind twice, with the same
+// warm-up and `--short` or `--long` measured creates; the difference of the two totals over
+// the difference of the creates is the instructions per create, the start-up cancelled out.
+// Slow (the service runs some 50 times slower): about 15 minutes for the four variants.
+//
+//   npm run build && node bench/scenarios/tracing-instructions.mjs [--short 1000] [--long 4000]
+//       [--warmup 1000] [--connections 16] [--variants off,none,one,all]
+//
+// Needs valgrind (Debian's `valgrind`). Prints each run and the per-create figures as JSON.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { freePort } from '../../test-kit/free-port.mjs';
+import { commandLine, logger } from '../lib/cli.mjs';
+import { machineDescription } from '../lib/machine.mjs';
+import { ROOT, SERVICE_MAIN } from '../lib/paths.mjs';
+
+const options = commandLine({
+  numbers: { short: 1000, long: 4000, warmup: 1000, connections: 16 },
+  strings: { variants: 'off,none,one,all' },
+});
+const log = logger('tracing-instructions');
+execFileSync('valgrind', ['--version']);
+
+const { startPlantStore } = await import(
+  pathToFileURL(join(ROOT, 'dist', 'service', 'testing', 'index.js')).href
+);
+// The database and the token; the store's own service is not measured.
+const store = await startPlantStore();
+const sink = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    response.writeHead(200, { 'Content-Type': 'application/x-protobuf' });
+    response.end();
+  });
+});
+await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+const traced = (sampler, ratio) => ({
+  OTEL_SERVICE_NAME: 'plant-store-bench',
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.address().port}`,
+  OTEL_TRACES_SAMPLER: sampler,
+  OTEL_TRACES_SAMPLER_ARG: ratio,
+});
+const VARIANTS = {
+  off: {},
+  none: traced('always_off', '1'),
+  one: traced('parentbased_traceidratio', '0.01'),
+  all: traced('parentbased_always_on', '1'),
+};
+// Under valgrind a create takes tens of milliseconds: no deadline may refuse one.
+const PATIENT = {
+  DATABASE_REQUEST_TIMEOUT_MS: '60000',
+  DATABASE_QUERY_TIMEOUT_MS: '60000',
+  INSERT_QUEUE_WAIT_MS: '60000',
+  CREATE_WAITING_TIMEOUT_MS: '60000',
+  CREATE_EVENT_LOOP_DELAY_LIMIT_MS: '0',
+};
+// The service's V8 flags on the command line: it would otherwise execve itself, out of valgrind.
+const FLAGS = [
+  '--max-semi-space-size=16',
+  '--heap-growing-percent=50',
+  '--no-maglev',
+  '--no-allocation-site-pretenuring',
+];
+
+let nextId = 1n;
+async function creates(url, count) {
+  let sent = 0;
+  let created = 0;
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      while (sent < count) {
+        sent += 1;
+        const answer = await fetch(`${url}/plants`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${store.token}`,
+            'Content-Type': 'application/json',
+          },
+          body: `{"id": ${nextId++}, "name": "Fern", "tag": "green"}`,
+        });
+        await answer.arrayBuffer();
+        if (answer.status === 200) created += 1;
+      }
+    }),
+  );
+  return created;
+}
+
+/** Total instructions of one service's life: start, warm-up, `measured` creates, stop. */
+async function instructions(variant, measured, folder) {
+  await store.reset();
+  const port = await freePort();
+  const out = join(folder, `${variant}-${measured}.callgrind`);
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      ...FLAGS,
+      SERVICE_MAIN,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: store.databaseUrl,
+        API_TOKENS: store.token,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        ...PATIENT,
+        ...VARIANTS[variant],
+      },
+      stdio: 'ignore',
+    },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 600_000;
+  while (
+    (await fetch(`${url}/health/ready`).catch(() => undefined))?.status !== 200
+  ) {
+    if (Date.now() > deadline) throw new Error(`${variant}: never ready`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await creates(url, options.warmup);
+  const created = await creates(url, measured);
+  child.kill('SIGTERM');
+  await exited;
+  const total = /^totals: (\d+)/m.exec(await readFile(out, 'utf8'));
+  if (created !== measured || total === null)
+    throw new Error(
+      `${variant}: ${created} of ${measured} created, totals ${total}`,
+    );
+  return Number(total[1]);
+}
+
+const folder = await mkdtemp(join(tmpdir(), 'tracing-instructions-'));
+const started = new Date().toISOString();
+const perCreate = {};
+try {
+  for (const variant of options.variants.split(',')) {
+    const short = await instructions(variant, options.short, folder);
+    const long = await instructions(variant, options.long, folder);
+    perCreate[variant] = (long - short) / (options.long - options.short);
+    log(
+      `${variant}: ${short} and ${long} instructions, ${Math.round(perCreate[variant])} a create`,
+    );
+  }
+} finally {
+  await store.stop();
+  sink.close();
+  await rm(folder, { recursive: true, force: true });
+}
+const off = perCreate.off;
+process.stdout.write(
+  `${JSON.stringify(
+    {
+      machine: machineDescription(),
+      started,
+      finished: new Date().toISOString(),
+      command: process.argv.slice(1).join(' '),
+      instructionsPerCreate: Object.fromEntries(
+        Object.entries(perCreate).map(([name, value]) => [
+          name,
+          {
+            value: Math.round(value),
+            ratioToOff:
+              off === undefined ? undefined : Number((value / off).toFixed(3)),
+          },
+        ]),
+      ),
+    },
+    null,
+    2,
+  )}\n`,
+);
