@@ -63,12 +63,9 @@ const PATIENT = {
   CREATE_EVENT_LOOP_DELAY_LIMIT_MS: '0',
 };
 // The service's V8 flags on the command line: it would otherwise execve itself, out of valgrind.
-const FLAGS = [
-  '--max-semi-space-size=16',
-  '--heap-growing-percent=50',
-  '--no-maglev',
-  '--no-allocation-site-pretenuring',
-];
+const { SERVICE_V8_FLAGS } = await import(
+  pathToFileURL(join(ROOT, 'dist', 'service', 'v8-flags.js')).href
+);
 
 let nextId = 1n;
 async function creates(url, count) {
@@ -106,7 +103,7 @@ async function instructions(variant, measured, folder) {
       '--smc-check=all-non-file',
       `--callgrind-out-file=${out}`,
       process.execPath,
-      ...FLAGS,
+      ...SERVICE_V8_FLAGS,
       SERVICE_MAIN,
     ],
     {
