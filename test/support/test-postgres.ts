@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddedPostgresServer } from '../../src/service/database/embedded-postgres.js';
+import { signalEach } from '../../src/service/testing/process-tree.js';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { processTree } from '../../test-kit/process-tree.mjs';
 
@@ -93,7 +94,8 @@ export async function startTestPostgres(name: string): Promise<TestPostgres> {
       for (const pid of paused) process.kill(pid, 'SIGSTOP');
     },
     async resume() {
-      for (const pid of paused) process.kill(pid, 'SIGCONT');
+      // A backend that was exiting when paused is reaped as soon as the postmaster runs on.
+      signalEach(paused, 'SIGCONT');
       paused = [];
     },
     async start() {
