@@ -21,7 +21,8 @@ await build({
   platform: 'node',
   // Node's own modules, and the packages left to Node (see the list's comment).
   external: (id) => id.startsWith('node:') || externals.test(id),
-  logLevel: 'silent',
+  // An import it cannot resolve would be left to Node at run time: said, not silent.
+  logLevel: 'warn',
   output: {
     dir: out,
     format: 'esm',
