@@ -21,7 +21,7 @@ import { median } from './stats.mjs';
 const CONNECTIONS = 64;
 
 /** A collector that takes every export and answers at once (OTLP's empty success). */
-async function startOtlpSink() {
+export async function startOtlpSink() {
   let exports = 0;
   const server = createServer((request, response) => {
     request.resume();
@@ -41,15 +41,20 @@ async function startOtlpSink() {
   };
 }
 
-function variantsOf(endpoint, versus) {
-  const traced = (sampler, ratio) => ({
+/** The service's settings for tracing exported as OTLP/HTTP protobuf to `endpoint`. */
+export function tracingSettings(endpoint, sampler, ratio) {
+  return {
     OTEL_SERVICE_NAME: 'plant-store-bench',
     OTEL_TRACES_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
     OTEL_TRACES_SAMPLER: sampler,
     OTEL_TRACES_SAMPLER_ARG: ratio,
-  });
+  };
+}
+
+function variantsOf(endpoint, versus) {
+  const traced = (sampler, ratio) => tracingSettings(endpoint, sampler, ratio);
   return [
     { name: 'off', main: SERVICE_MAIN, env: {} },
     {

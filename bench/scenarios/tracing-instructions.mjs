@@ -11,7 +11,6 @@
 // Needs valgrind (Debian's `valgrind`). Prints each run and the per-create figures as JSON.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +18,7 @@ import { freePort } from '../../test-kit/free-port.mjs';
 import { commandLine, logger } from '../lib/cli.mjs';
 import { machineDescription } from '../lib/machine.mjs';
 import { ROOT, SERVICE_MAIN } from '../lib/paths.mjs';
+import { startOtlpSink, tracingSettings } from '../lib/tracing-cost.mjs';
 
 const options = commandLine({
   numbers: { short: 1000, long: 4000, warmup: 1000, connections: 16 },
@@ -32,22 +32,9 @@ const { startPlantStore } = await import(
 );
 // The database and the token; the store's own service is not measured.
 const store = await startPlantStore();
-const sink = createServer((request, response) => {
-  request.resume();
-  request.on('end', () => {
-    response.writeHead(200, { 'Content-Type': 'application/x-protobuf' });
-    response.end();
-  });
-});
-await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
-const traced = (sampler, ratio) => ({
-  OTEL_SERVICE_NAME: 'plant-store-bench',
-  OTEL_TRACES_EXPORTER: 'otlp',
-  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.address().port}`,
-  OTEL_TRACES_SAMPLER: sampler,
-  OTEL_TRACES_SAMPLER_ARG: ratio,
-});
+const sink = await startOtlpSink();
+const traced = (sampler, ratio) =>
+  tracingSettings(sink.endpoint, sampler, ratio);
 const VARIANTS = {
   off: {},
   none: traced('always_off', '1'),
@@ -155,7 +142,7 @@ try {
   }
 } finally {
   await store.stop();
-  sink.close();
+  await sink.close();
   await rm(folder, { recursive: true, force: true });
 }
 const off = perCreate.off;
