@@ -32,10 +32,7 @@ const auth = AuthModule.forRootAsync({
   globalGuard: true,
 });
 
-/**
- * The composition root: the feature modules from the validated environment, plus what only
- * the service has. Cross-cutting pieces are providers, so a test booting AppModule gets production's.
- */
+/** The composition root; cross-cutting pieces are providers, so a test booting AppModule gets production's. */
 @Module({
   imports: [
     LoggingModule,

@@ -14,11 +14,7 @@ async function serviceAdapter(env: Environment): Promise<ServiceAdapter> {
     : (await import('./express-door.js')).expressAdapter(env);
 }
 
-/**
- * Builds the service exactly as it runs (bootstrap.ts and the e2e tests): the server, the
- * adapter, then the front door (front-door.ts). Resolves once the database is connected,
- * unless `beforeDatabase` (bootstrap.ts listens at once: DatabaseStartup).
- */
+/** The service exactly as it runs, for bootstrap.ts and the e2e tests; `beforeDatabase`: resolves before it connects. */
 export async function createApp(
   env: Environment,
   { beforeDatabase = false }: { beforeDatabase?: boolean } = {},

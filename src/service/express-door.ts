@@ -24,16 +24,14 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
       ) => void,
     openDoor(nestApp, settings) {
       const app = nestApp as NestExpressApplication;
-      // 6. No body parser (createApp: bodyParser false); JsonBodyGuard reads the body after
-      //    the bearer check. Every answer is a fresh result: an ETag's hash is work nobody
-      //    uses. helmet removes X-Powered-By; Express is told not to set it.
+      // 6. No body parser (JsonBodyGuard reads it after the bearer check), no ETag (every
+      //    answer is fresh), no X-Powered-By.
       app.disable('x-powered-by');
       app.set('etag', false);
       // 6. CORS when CORS_ORIGINS is set (Nest's middleware, ahead of every one of ours).
       enableCors(app, settings.corsOrigins);
-      // 6, 8, 9. One middleware for every request (doorStep). Plain Express middleware
-      //    (Nest's app.use()), not a MiddlewareConsumer's, which Express would match
-      //    against a pattern per request.
+      // 6, 8, 9. One middleware for every request (doorStep), through app.use(): a
+      //    MiddlewareConsumer's would be matched against a pattern per request.
       const step = doorStep(app, settings);
       app.use(
         (

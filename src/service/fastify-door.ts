@@ -22,12 +22,8 @@ export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
     openDoor(nestApp, settings) {
       const app = nestApp as NestFastifyApplication;
       const fastify = nest.getInstance() as FastifyInstance;
-      // 6. No body is read before the guards: JsonBodyGuard reads it, after the bearer
-      //    check, on the one route that takes one. Fastify would otherwise parse JSON (and
-      //    refuse other media types) before any guard ran.
-      //    Under application/json too, the type a create sends: Fastify caches the parser
-      //    it finds for a Content-Type but not the catch-all, which it would otherwise
-      //    reach by parsing the header again for every request.
+      // 6. No body read before the guards (JsonBodyGuard reads it). application/json too:
+      //    Fastify caches the parser found for a type, but not the catch-all.
       fastify.removeAllContentTypeParsers();
       const bodyLeftUnread = (
         _request: unknown,
@@ -38,8 +34,7 @@ export function fastifyAdapter(settings: ServerSettings): ServiceAdapter {
       fastify.addContentTypeParser('*', bodyLeftUnread);
       // 6. CORS when CORS_ORIGINS is set (Nest's hook, ahead of every hook of ours).
       enableCors(app, settings.corsOrigins);
-      // 6, 8, 9. One hook for every request (doorStep): Fastify's reply.headers would take
-      //    the security headers one at a time.
+      // 6, 8, 9. One hook for every request (doorStep).
       const step = doorStep(app, settings);
       fastify.addHook('onRequest', (request, reply, done) => {
         const path = step(request, reply);

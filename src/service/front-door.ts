@@ -23,13 +23,9 @@ export type FrontDoorSettings = Pick<
 >;
 
 /**
- * The front door: everything between a socket and Nest's routes, in the order a request
- * meets it, put on the server at one moment: by createApp, once Nest has made the server
- * (service-server.ts: its timeouts, no listener of ours yet) and the providers the door
- * needs (the drain, load shedding) exist. Steps 0 to 5 are Node's server's, the same on
- * either adapter; 6 to 10 are the adapter's own (express-door.ts, fastify-door.ts). Nothing
- * else adds a listener to the server or a step in front of Nest's routes.
- * docs/architecture.md walks the same order, hop by hop.
+ * Everything between a socket and Nest's routes, in the order a request meets it: steps 0-5
+ * are Node's server's, 6-10 the adapter's; nothing else adds a listener to the server
+ * (docs/architecture.md#post-plants-hop-by-hop).
  */
 export function openFrontDoor(
   app: INestApplication,
@@ -41,28 +37,18 @@ export function openFrontDoor(
   // 0. A connection: past HTTP_MAX_CONNECTIONS it is answered 503 before any parsing.
   capConnections(server, settings.HTTP_MAX_CONNECTIONS);
 
-  // 1. Bytes Node's parser refuses (a broken request line, headers too large, a request too
-  //    slow) never become a request: 400, 408 or 431 with the Error body, then a lingering
-  //    close. The one listener on either adapter: Fastify puts one of its own on the server
-  //    it is given, which this replaces.
+  // 1. What Node's parser refuses: 400, 408 or 431 with the Error body. Replaces Fastify's own.
   server.removeAllListeners('clientError');
   server.on('clientError', answerClientError);
 
-  // 2. `Expect: 100-continue` is an ordinary request whose `100 Continue` the body reader
-  //    sends once the token and headers are accepted (on 'checkContinue', below); any other
-  //    expectation is answered 417 (on 'checkExpectation').
-  // 2. Then, before any step can answer: an answer sent before its body arrived keeps the
-  //    connection for a small body, read and dropped, and otherwise closes it with a
-  //    lingering close, so that the client reads it (issue 40).
+  // 2. `Expect: 100-continue` waits for the body reader; any other expectation is 417.
+  // 2. Then, before any step can answer: the early-answer rule (early-answer.ts).
   const earlyAnswer = earlyAnswerRule(bodyLimitBytes(settings.BODY_LIMIT));
-  // 3. Load shedding, for the paths the create's route was met at (step 10): under overload
-  //    most requests are refused here, at little more than Node's HTTP server's own cost.
+  // 3. Load shedding, for the paths the create's route was met at (step 10).
   const admission = app.get(CreateAdmission);
-  // 4. The drain: in flight until its response closes; `Connection: close` once draining.
-  //    Not a create refused at step 3: its answer is written whole before it returns.
+  // 4. The drain: in flight until its response closes (not a create refused at step 3).
   const drain = app.get(GracefulShutdown);
-  // 5. The protocol checks Node would answer with no body, a method no route can have;
-  //    then the adapter's handler.
+  // 5. The protocol checks Node would answer with no body; then the adapter's handler.
   const handle = adapter.requestListener(app);
   const afterAdmission = admission.inFrontOf((request, response) => {
     drain.track(response);
@@ -84,8 +70,7 @@ export function openFrontDoor(
     refuseExpectation(request, response);
   });
 
-  // 6-10. The adapter's own steps, in the order they run; then Nest's guards, pipe and
-  //    handler.
+  // 6-10. The adapter's own steps; then Nest's guards, pipe and handler.
   adapter.openDoor(app, {
     securityHeaders: new Map(Object.entries(securityHeaderValues())),
     corsOrigins: settings.CORS_ORIGINS,

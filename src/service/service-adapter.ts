@@ -25,7 +25,6 @@ export interface AdapterDoorSettings {
 export interface ServiceAdapter {
   readonly name: HttpAdapterName;
   readonly nest: AbstractHttpAdapter;
-  /** Its handler of a request, once Nest has made the application. */
   requestListener(app: INestApplication): RequestListener;
   /**
    * 6. no body parsing before the guards; CORS; the security headers; 7. the documentation
@@ -60,10 +59,7 @@ export function atDoor(
 /** What the door step decided: go on, or answer the 405 of a write to a documentation path. */
 export type DoorPath = ReturnType<typeof atDoor>;
 
-/**
- * Steps 6 (the security headers, on Node's response in one call), 8 and 9, for the hook of
- * either adapter: Express's request and response are Node's, Fastify's carry them as `raw`.
- */
+/** Steps 6 (the security headers, in one call), 8 and 9, for either adapter's hook. */
 export function doorStep(
   app: INestApplication,
   { securityHeaders }: AdapterDoorSettings,

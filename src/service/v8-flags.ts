@@ -26,10 +26,8 @@ export function missingV8Flags(
 }
 
 /**
- * Makes sure this process has the flags: V8 sizes the young generation before any
- * JavaScript, so a process without them replaces itself by `process.execve`, same pid
- * (docs/runtime.md#how-a-process-started-without-them-gets-them). Returns when nothing is
- * missing, or where it cannot (a warning, V8's defaults).
+ * A process without the flags replaces itself by `process.execve`, same pid: V8 sizes the young
+ * generation before any JavaScript (docs/runtime.md#how-a-process-started-without-them-gets-them).
  */
 export function runWithServiceV8Flags(): void {
   // Node's own variable, read before the service's configuration exists.

@@ -23,10 +23,8 @@ export type HeldTokens = Pick<
 >;
 
 /**
- * Accepts AuthModule's `tokens` (by hash, in constant time) and the managed tokens the
- * ActiveTokenStore holds: one SHA-256 and one map look-up, no database work for an unknown
- * token. A stale store answers managed tokens 503; a full one looks up what it does not
- * hold, tokenLookupConcurrency at a time and never for a suspect caller.
+ * AuthModule's `tokens` and the ActiveTokenStore's: one SHA-256 and one map look-up, no database
+ * work for an unknown token unless the store is full (docs/tokens.md).
  */
 @Injectable()
 export class ApiTokenVerifier extends TokenVerifier {

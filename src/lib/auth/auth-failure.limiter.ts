@@ -19,10 +19,7 @@ export function clientAddress(request: { ip?: string }): string {
 // Rotating addresses (an IPv6 /64 holds billions) must not grow memory without bound.
 const MAX_ADDRESSES = 100_000;
 
-/**
- * Failed authentications per client address, authFailureLimit per authFailureWindowMs; only
- * failures count. In this process's memory, per replica on purpose (docs/tokens.md).
- */
+/** Failed authentications per client address and window, per replica on purpose (docs/tokens.md#rate-limits). */
 @Injectable()
 export class AuthFailureLimiter {
   // Insertion order is window order (every window has the same length): oldest first.

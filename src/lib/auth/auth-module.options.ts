@@ -56,10 +56,7 @@ export const AUTH_DEFAULTS: Readonly<CurrentAuthOptions> = {
   tokenRateWindowMs: 60_000,
 };
 
-/**
- * The options with every default filled in, checked once when the module starts; the
- * tokens themselves are ConfiguredTokens' (kept as hashes), not settings.
- */
+/** The options with their defaults, checked at start; the tokens are ConfiguredTokens' (hashes only). */
 export class AuthSettings extends SettingsOf<
   Omit<CurrentAuthOptions, 'tokens'>
 >() {

@@ -43,12 +43,10 @@ function providersFor({
   return [
     { provide: TokenVerifier, useClass: tokenVerifier ?? ApiTokenVerifier },
     { provide: AuthGuardScope, useValue: new AuthGuardScope(globalGuard) },
-    // Guards run in this order: who is calling, then how often. APP_GUARD in either
-    // scope: the bearer guard itself lets through the routes its scope leaves open.
+    // Who is calling, then how often; the bearer guard lets through what its scope leaves open.
     { provide: APP_GUARD, useClass: BearerAuthGuard },
     { provide: APP_GUARD, useClass: TokenRateLimitGuard },
-    // The api_tokens table and its store in memory are the default verifier's: a host's
-    // own verifier needs neither.
+    // The api_tokens table and its store are the default verifier's: a host's own needs neither.
     ...(own
       ? [TokenStartupCheck, ...activeTokenStoreProviders(dataSource)]
       : []),
@@ -77,9 +75,8 @@ export const {
 );
 
 /**
- * Bearer tokens: BearerStrategy -> TokenVerifier -> the guard's one refusal path (401, or 429
- * past the failure limit), then the per-token rate limit, on providers of its own so a host's
- * ThrottlerModule keeps its settings. forRoot(options?) or forRootAsync(...).
+ * Bearer tokens (401, or 429 past the failure limit), then the per-token rate limit, on providers of
+ * its own so a host's ThrottlerModule keeps its settings. forRoot(options?) or forRootAsync(...).
  */
 @Module({
   imports: [PassportModule],

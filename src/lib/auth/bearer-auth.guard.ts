@@ -26,10 +26,7 @@ function challengeFor(request: AuthenticatedRequest): string {
     : `Bearer realm="${REALM}"`;
 }
 
-/**
- * Global: every route needs a bearer token unless @Public(); otherwise only @RequiresToken()
- * routes. Every request without a valid token is refused in handleRequest: 401, or 429.
- */
+/** Global: every route but @Public() ones; otherwise @RequiresToken() ones. One refusal path: 401, or 429. */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard(BEARER_STRATEGY) {
   constructor(

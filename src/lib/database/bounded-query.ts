@@ -18,10 +18,7 @@ export function poolOf(dataSource: DataSource): Pool {
 const listened = new WeakSet<Pool>();
 const heard = Symbol('heard');
 
-/**
- * Gives every connection `pool` hands out a lasting 'error' listener: one ended during its
- * start would otherwise emit 'error' before its borrower listens, an uncaught exception.
- */
+/** A lasting 'error' listener on every connection: one ended as it starts would be an uncaught exception. */
 export function listenForBrokenConnections(pool: Pool): void {
   if (listened.has(pool)) return;
   listened.add(pool);
@@ -41,9 +38,8 @@ export interface NamedStatement {
 }
 
 /**
- * One statement whose whole database part (pool wait and query) ends by `deadline`
- * (DatabaseDeadlineError) or when `signal` aborts. Unlike TypeORM's `query`, a silent or
- * unavailable connection is released with its error, so pg-pool closes it.
+ * One statement, pool wait included, over by `deadline` (DatabaseDeadlineError) or `signal`; unlike
+ * TypeORM's `query`, a silent or unavailable connection is released with its error, so it closes.
  */
 export function queryWithin<Row extends QueryResultRow>(
   pool: Pool,
@@ -58,8 +54,7 @@ export function queryWithin<Row extends QueryResultRow>(
   return new Promise((resolve, reject) => {
     let client: PoolClient | undefined;
     let done = false;
-    // pg-pool listens for a checked-out client's errors no more: without this, a connection
-    // that breaks between the checkout and the query would be an uncaught 'error' event.
+    // pg-pool no longer listens to a checked-out client: a break before the query would throw.
     const onBroken = (error: Error) => {
       if (done) return;
       finish((broken) => broken.release(error));

@@ -1,10 +1,7 @@
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 
-/**
- * A package table or function as SQL must name it: in the DataSource's `schema` (quoted)
- * when it has one; bare otherwise, as the first migrations wrote it.
- */
+/** A package table or function in the DataSource's `schema`, or bare as the first migrations wrote it. */
 export function schemaQualified(dataSource: DataSource, name: string): string {
   const { schema } = dataSource.options as { schema?: string };
   if (schema === undefined || schema === '') return name;

@@ -38,9 +38,8 @@ interface ProbeResult {
 }
 
 /**
- * The circuit breaker in front of every write: whether the database can commit now. While
- * down, writes are refused at once (DatabaseDownError) and a commit probe runs until one
- * commits. Readiness asks `check`: a commit, not a SELECT 1, which answers while commits hang.
+ * Whether the database can commit now: while down, writes are refused at once and a probe commits
+ * until one succeeds. Readiness asks `check`: a commit, not a SELECT 1, which answers while commits hang.
  */
 export class WriteCircuit implements BeforeApplicationShutdown {
   private readonly logger = new Logger('WriteCircuit');
@@ -65,10 +64,7 @@ export class WriteCircuit implements BeforeApplicationShutdown {
     return this.down === undefined;
   }
 
-  /**
-   * Runs a write with a signal aborted if the database is found down; refused while down.
-   * A lost connection or a deadline may mean a busy process, not a dead database: a probe tells.
-   */
+  /** `run`, aborted if the database is found down; a lost connection or a deadline only starts a probe. */
   async write<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.down !== undefined) throw new DatabaseDownError();
     try {

@@ -18,10 +18,7 @@ import { clientErrorStatusOf } from './error-status.js';
 /** Fastify's reply, around Node's response. */
 type FastifyReplyLike = ReplyLike & { raw: ServerResponse };
 
-/**
- * Decides every failure's `{ error, message }` answer: expected failures keep theirs, an
- * unavailable database is 503, anything else is logged with the request id and a bare 500.
- */
+/** Every failure's answer: expected ones keep theirs, a database away is 503, the rest a logged 500. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('ApiExceptionFilter');

@@ -16,11 +16,7 @@ export interface ReplyLike {
 /** 'close' when an unread body may follow (a declared gigabyte); 'keep' when the server may read it out. */
 export type ConnectionAfterAnswer = 'close' | 'keep';
 
-/**
- * The one builder of an Error answer (status, headers, `{ error, message }` text), for every
- * writer of one. Built once and written often: under overload a refusal repeats thousands of
- * times a second (docs/performance.md#small-costs-paid-per-request).
- */
+/** The one builder of an Error answer, built once, written often (docs/performance.md#small-costs-paid-per-request). */
 export class ErrorAnswer {
   readonly headers: Readonly<OutgoingHttpHeaders>;
   // A string, not a Buffer: Node then writes the head and the body in one call.
@@ -53,7 +49,6 @@ export class ErrorAnswer {
     );
   }
 
-  /** The catalogue's answer for a status. */
   static forStatus(
     status: number,
     connection: ConnectionAfterAnswer = 'keep',

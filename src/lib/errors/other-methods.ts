@@ -21,10 +21,7 @@ function otherMethods(served: readonly RequestMethod[]): RequestMethod[] {
   );
 }
 
-/**
- * Adds a route per unserved method calling `refuse` (405 with Allow); not `@All()`, which
- * Fastify refuses beside a served route. Declare the served routes first.
- */
+/** A 405 route per unserved method, declared after the served ones; not `@All()`, which Fastify refuses beside them. */
 export function refuseOtherMethods<T extends object>(
   controller: Type<T>,
   refuse: keyof T & string,

@@ -7,11 +7,7 @@ import {
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
-/**
- * An integer in the int64 range, as the exact JSON parser hands it over: a bigint. A JSON
- * number written with a fraction or an exponent arrives as a JS number and is refused, as
- * is a string of digits: the contract says integer, and nothing is coerced.
- */
+/** An int64 as the exact JSON parser hands it over, a bigint: nothing is coerced, not even "12" or 1e3. */
 export function isInt64(value: unknown): value is bigint {
   return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
 }

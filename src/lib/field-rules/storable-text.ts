@@ -4,10 +4,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 
-/**
- * A string PostgreSQL can store and give back unchanged: a text column cannot hold U+0000,
- * and a lone UTF-16 surrogate would be stored as U+FFFD, so neither is accepted.
- */
+/** Text PostgreSQL gives back unchanged: no U+0000 (refused), no lone surrogate (stored as U+FFFD). */
 export function isStorableText(value: unknown): value is string {
   return (
     typeof value === 'string' &&
@@ -16,11 +13,7 @@ export function isStorableText(value: unknown): value is string {
   );
 }
 
-/**
- * The same rule as a JSON Schema `pattern` (ECMA-262 with the `u` flag, as ajv and the
- * JSON Schema spec read it: a surrogate range then matches lone surrogates only), so that
- * a client or a fuzzer generating text from the published document stays within it.
- */
+/** The same rule as a JSON Schema `pattern` (the `u` flag: a surrogate range matches lone ones only). */
 export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
 
 function messageFor({ property, value }: ValidationArguments): string {

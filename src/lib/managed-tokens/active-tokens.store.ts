@@ -13,11 +13,8 @@ export const TOKENS_CHANGED_CHANNEL = 'api_tokens_changed';
 export const TOKEN_SYNC_APPLICATION_NAME = 'plant-store-token-sync';
 
 export interface ActiveTokenStoreOptions {
-  /** Most active managed tokens held in memory (past it, see ActiveTokens). */
   maxTokens: number;
-  /** Longest the store answers from memory without confirmed contact; past it, `isStale`. */
   maxStalenessMs: number;
-  /** A full reload this often, the backstop for a change whose notification was missed. */
   reloadIntervalMs: number;
   /** The api_tokens table as SQL names it (in the DataSource's schema). */
   table: string;
@@ -34,13 +31,11 @@ const RECONNECT_MOST_MS = 2_000;
 // Before the first load a start waits on it: tried as often as the service's own first connect.
 const RECONNECT_MOST_NEVER_LOADED_MS = 500;
 
-/** Why the last full reload ran, for the metrics. */
 export type ReloadReason = 'connect' | 'periodic' | 'notified';
 
 /**
- * The active managed tokens, held in memory and kept current by LISTEN/NOTIFY on a connection
- * of its own (docs/tokens.md). It listens before each full load, so no change falls between;
- * one connection answers in order, so reads apply in the order sent.
+ * The active managed tokens in memory, kept current by LISTEN/NOTIFY (docs/tokens.md): it listens
+ * before each full load, and one connection answers in order, so no change falls between.
  */
 export class ActiveTokenStore {
   private readonly logger = new Logger('TokenSync');
@@ -116,7 +111,6 @@ export class ActiveTokenStore {
     return stale;
   }
 
-  /** What the metrics show. */
   stats(now: number = Date.now()) {
     return {
       tokens: this.tokens.size,

@@ -11,11 +11,7 @@ function searchPathOption(schema: string): string {
   return `-c search_path=${pg.escapeIdentifier(schema).replace(/[\\ ]/g, '\\$&')}`;
 }
 
-/**
- * The listener's settings, built as TypeORM builds its pool's (credentials of the primary,
- * connect timeout, then `extra`), plus a query timeout, the DataSource's schema on the
- * search_path, and the application_name with `-token-sync`.
- */
+/** The listener's settings as TypeORM builds its pool's, plus a query timeout, the schema and a name. */
 export function listenerClientConfig(
   options: PostgresDataSourceOptions,
   queryTimeoutMs: number,
@@ -51,7 +47,7 @@ export function listenerClientConfig(
   };
 }
 
-/** Opens the listening connection: a pg.Client of its own, outside the pool, since it stays busy listening for the life of the process. */
+/** A pg.Client outside the pool: it stays busy listening for the life of the process. */
 export function listenerConnection(
   dataSource: DataSource,
   queryTimeoutMs: number,

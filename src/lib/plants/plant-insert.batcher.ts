@@ -41,9 +41,8 @@ export interface InsertQueueLimits {
 }
 
 interface Pending extends InsertRequest {
-  /** Epoch ms it was queued. */
   queuedAt: number;
-  /** Epoch ms after which a row not yet sent is answered 503 instead. */
+  /** Epoch ms; a row not sent by then is answered 503 instead. */
   sendBy: number;
   resolve: (outcome: InsertOutcome) => void;
   reject: (error: unknown) => void;
@@ -52,8 +51,7 @@ interface Pending extends InsertRequest {
 // Enough statements to keep the pool busy, few enough that arrivals share the next one.
 const MAX_BATCHES_IN_FLIGHT = 4;
 const MAX_BATCH_ROWS = 500;
-// With no statement in flight, this many go at once instead of at the turn's end
-// (docs/performance.md#grouped-inserts).
+// With no statement in flight, this many go at once (docs/performance.md#grouped-inserts).
 const EARLY_BATCH_ROWS = 32;
 
 const byIdThenArrival = (batch: Pending[]): Pending[] => {
@@ -67,17 +65,14 @@ const byIdThenArrival = (batch: Pending[]): Pending[] => {
 };
 
 /**
- * Groups concurrent inserts into one multi-row INSERT ... ON CONFLICT DO NOTHING per turn of
- * the event loop, each caller still learning its own outcome (docs/performance.md#grouped-inserts).
- * Bounded: MAX_BATCHES_IN_FLIGHT statements, a queue limited in rows and wait (503 past
- * them), rows in id order so concurrent statements cannot deadlock. PlantsRepository's helper.
+ * One multi-row INSERT per turn of the event loop for concurrent creates, each learning its own
+ * outcome (docs/performance.md#grouped-inserts); rows in id order, so statements cannot deadlock.
  */
 export class PlantInsertBatcher {
   private queue: Pending[] = [];
   private flushScheduled = false;
   private inFlight = 0;
   private expiry: NodeJS.Timeout | undefined;
-  /** Epoch ms the last statement was answered, either way. */
   private lastAnswerAt = 0;
 
   constructor(

@@ -6,10 +6,7 @@ import { ApiError } from '../errors/api-error.js';
 import { ApiExceptionFilter } from '../errors/api-exception.filter.js';
 import { PLANTS_PATH } from './plants-path.js';
 
-/**
- * 405 for any method but POST at the plant route, with or without a token; its own
- * controller, registered after PlantsController, so it stays open and undocumented.
- */
+/** 405 for any method but POST at the plant route: its own controller, so it stays open and undocumented. */
 @Public()
 @UseFilters(ApiExceptionFilter)
 @ApiExcludeController()

@@ -25,10 +25,7 @@ import { PlantBodyPipe } from './plant-body.pipe.js';
 import { PLANTS_PATH } from './plants-path.js';
 import { PlantsService } from './plants.service.js';
 
-/**
- * Recorded as Object, not NewPlant: a host's global ValidationPipe skips an Object body, so
- * only the route's own pipe (told the module's `newPlant`) validates it.
- */
+/** Recorded as Object: a host's global ValidationPipe skips it, and only the route's own pipe validates. */
 type NewPlantBody = Readonly<NewPlant>;
 
 /** Filter and pipe bound here, not as APP_FILTER or APP_PIPE, so a host's other routes keep theirs. */

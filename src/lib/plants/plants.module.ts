@@ -104,7 +104,6 @@ function partsFor(
   };
 }
 
-/** The options forRoot or forRootAsync gave, where PlantsSettings is built from them. */
 export const PLANTS_MODULE_OPTIONS = 'PLANTS_MODULE_OPTIONS';
 
 const { ConfigurableModuleClass: ConfigurablePlantsModule } =
@@ -119,9 +118,8 @@ const { ConfigurableModuleClass: ConfigurablePlantsModule } =
   );
 
 /**
- * POST /plants and PlantsService over the host's TypeORM connection: forRoot(options?) or
- * forRootAsync(...), extras beside (plants-module.options.ts). Installs nothing on the
- * application; refuses to start without AuthModule or with a rounding JSON parser.
+ * POST /plants and PlantsService over the host's TypeORM connection; installs nothing on the
+ * application, and refuses to start without AuthModule or with a rounding JSON parser.
  */
 @Module({ providers: [ConfiguredCheck] })
 export class PlantsModule extends ConfigurablePlantsModule {}

@@ -32,10 +32,8 @@ function named(text: string): NamedStatement {
 }
 
 /**
- * The statements, with names and types read from the entity's metadata (migrations keep
- * their own text). One text for any batch size, rows in order through unnest; a lone row
- * goes as a named one-row INSERT ... VALUES
- * ([measured](docs/performance.md#what-bought-the-most-and-where-it-is-measured)).
+ * Names and types from the entity's metadata; one text for any batch size (unnest), a lone row as
+ * a one-row INSERT ... VALUES (docs/performance.md#what-bought-the-most-and-where-it-is-measured).
  */
 function statementsFor(metadata: EntityMetadata): PlantStatements {
   const { driver } = metadata.connection;
@@ -64,10 +62,7 @@ function statementsFor(metadata: EntityMetadata): PlantStatements {
   };
 }
 
-/**
- * The one owner of the `plants` table: its SQL, insert grouping and database errors. Every
- * statement ends by the caller's deadline; one that ran out may still commit, which a retry replays.
- */
+/** The one owner of the `plants` table: a statement past its deadline may still commit, which a retry replays. */
 export class PlantsRepository {
   private statementsOfEntity: PlantStatements | undefined;
   private readonly batcher: PlantInsertBatcher;
@@ -111,7 +106,6 @@ export class PlantsRepository {
     return this.batcher.isOverloaded;
   }
 
-  /** The stored row, if any: `id` is an int64 in decimal. */
   async findById(id: string, deadline: number): Promise<PlantRow | undefined> {
     const [row] = await queryWithin<PlantRow>(
       poolOf(this.plants.manager.connection),

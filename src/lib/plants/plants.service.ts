@@ -31,10 +31,7 @@ function int64Of(id: string | bigint): bigint | undefined {
   return isInt64(value) ? value : undefined;
 }
 
-/**
- * Creates plants; the database decides races (ON CONFLICT DO NOTHING, then a read). The same
- * content again is a safe retry (200); other content under a taken id is a conflict (409).
- */
+/** The database decides races: the same content again is a safe retry (200), other content a conflict (409). */
 @Injectable()
 export class PlantsService {
   constructor(
@@ -63,11 +60,7 @@ export class PlantsService {
     return this.plants.isOverloaded;
   }
 
-  /**
-   * Retries a lost pooled connection (safe: a stored plant is replayed), within
-   * databaseRequestTimeoutMs in all. A plant whose client left (`clientGone`) before it was
-   * sent is never written. Traced as `plants.create` (create-tracing.ts).
-   */
+  /** Retries a lost pooled connection (safe: a stored plant is replayed); a plant whose client left is never sent. */
   async create(newPlant: NewPlant, clientGone?: () => boolean): Promise<Plant> {
     const tracing = CreateTracing.start();
     if (tracing === undefined)

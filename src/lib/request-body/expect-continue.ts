@@ -2,10 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const awaitingContinue = new WeakSet<IncomingMessage>();
 
-/**
- * Node answers `Expect: 100-continue` before authentication; with a 'checkContinue' listener
- * the body reader sends `100 Continue` once the token and headers are accepted.
- */
+/** Held: the body reader sends `100 Continue` once the token and headers are accepted, not Node at once. */
 export function holdContinue(request: IncomingMessage): void {
   awaitingContinue.add(request);
 }

@@ -3,9 +3,8 @@ import { type FrameworkRequest, JsonBodyReader } from './json-body.reader.js';
 import { nodeResponseOf } from '../http-request/node-http.js';
 
 /**
- * Reads an @AcceptsJson() route's body into `request.body` after the global guards, so a
- * request without a valid token gets 401 whatever its body. A guard, not an interceptor:
- * cheaper (bench/RESULTS.md#2026-11-22-the-json-body-read-in-a-guard-or-in-an-interceptor-issue-11-item-4).
+ * An @AcceptsJson() route's body, read after the bearer check; a guard, not an interceptor: cheaper
+ * (bench/RESULTS.md#2026-11-22-the-json-body-read-in-a-guard-or-in-an-interceptor-issue-11-item-4).
  */
 @Injectable()
 export class JsonBodyGuard implements CanActivate {

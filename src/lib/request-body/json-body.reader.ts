@@ -52,10 +52,7 @@ class InexactIntegerError extends Error {
   }
 }
 
-/**
- * A JSON.parse result as the exact parser would give it: safe integers become bigints, a
- * larger one fails the request (a 500 naming the fix). The body's own fields only.
- */
+/** A JSON.parse result as the exact parser would give it; an unsafe integer fails (a 500 naming the fix). */
 function exactFromParsed(document: unknown): unknown {
   if (typeof document !== 'object' || document === null) return document;
   if (Array.isArray(document)) return document;
@@ -72,9 +69,8 @@ function exactFromParsed(document: unknown): unknown {
 }
 
 /**
- * Reads and parses a JSON body, refusing what the headers alone can before reading a byte
- * or sending 100 Continue. With no application parser it reads the body itself; behind
- * Nest's parser it takes `rawBody`, or else JSON.parse's result (exactFromParsed).
+ * Reads and parses a JSON body, refusing what the headers can before a byte or 100 Continue;
+ * behind an application parser it takes `rawBody`, or else its result (exactFromParsed).
  */
 export class JsonBodyReader {
   private readonly limitBytes: number;

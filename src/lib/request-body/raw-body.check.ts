@@ -31,10 +31,7 @@ function keepsRawBody(parser: Middleware): Promise<boolean> {
   );
 }
 
-/**
- * A host whose JSON parser drops raw bodies would round ids past 2^53 (issue 30): told at
- * start, not by a 500. Nothing to check with the parser off (`bodyParser: false`).
- */
+/** A host JSON parser that drops raw bodies would round ids past 2^53: said at start, not by a 500. */
 @Injectable()
 export class RawBodyCheck implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}

@@ -71,10 +71,8 @@ function isPlainRule(metadata: ValidationMetadata): boolean {
 }
 
 /**
- * The valid case of a DTO's class-validator rules, compiled once from class-validator's own
- * metadata, on an instance from class-transformer with the pipe's options. Whatever it
- * cannot decide alone, every refusal included, it declines to Nest's ValidationPipe
- * ([measured](docs/performance.md#what-bought-the-most-and-where-it-is-measured)).
+ * The valid case of a DTO's class-validator rules, compiled once from their metadata; anything else,
+ * every refusal included, is Nest's ValidationPipe's (docs/performance.md#what-bought-the-most-and-where-it-is-measured).
  */
 export class ValidationPlan<T extends object> {
   private constructor(

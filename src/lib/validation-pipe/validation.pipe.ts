@@ -34,9 +34,8 @@ const UNVALIDATED_TYPES: ReadonlySet<Type<unknown>> = new Set<Type<unknown>>([
 ]);
 
 /**
- * Validates @Body() DTOs strictly (no implicit conversion); undeclared properties are
- * dropped, as the contract asks. Plan first, Nest's ValidationPipe for the rest. Given a
- * class, it validates against it whatever the parameter declares (see NewPlantBody).
+ * @Body() DTOs strictly (no implicit conversion), undeclared properties dropped: the plan first,
+ * Nest's ValidationPipe for the rest. Given a class, it validates against it (see NewPlantBody).
  */
 export class DtoValidationPipe implements PipeTransform {
   private readonly plans = new Map<
@@ -56,8 +55,7 @@ export class DtoValidationPipe implements PipeTransform {
       metadata.type === 'body' &&
       metatype !== undefined &&
       !UNVALIDATED_TYPES.has(metatype);
-    // Nest's ValidationPipe throws a TypeError (a 500) on a bigint body, which an exact JSON
-    // parser makes of `12`: a DTO is an object, so anything else is refused here first.
+    // Nest's ValidationPipe throws a TypeError (a 500) on a bigint body (`12`): refused first.
     if (validatesBody && !isJsonObject(value)) throw ApiError.notAJsonObject();
     const accepted = validatesBody
       ? this.planFor(metatype)?.accept(value)

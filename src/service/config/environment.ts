@@ -68,7 +68,7 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export const HTTP_ADAPTERS = ['express', 'fastify'] as const;
 export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
 
-/** Every setting the service reads, with its default and rule; docs/configuration.md mirrors it. */
+/** Every setting the service reads, with its default and rule; each is described in docs/configuration.md. */
 export class Environment {
   @IsIn(NODE_ENVS, { message: `must be one of ${NODE_ENVS.join(', ')}` })
   NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
@@ -79,18 +79,15 @@ export class Environment {
   @IsString()
   HOST: string = '0.0.0.0';
 
-  /** Worker processes sharing the port (node:cluster), for hosts with more cores. */
   @IsIntegerBetween(1, 64)
   WEB_CONCURRENCY: number = 1;
 
-  /** Unset: the service starts an embedded PostgreSQL under DATA_DIR. */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, {
     message: 'must be a postgres:// or postgresql:// connection URL',
   })
   DATABASE_URL?: string = undefined;
 
-  /** Comma-separated bearer tokens accepted by the service. */
   @Transform(splitList)
   @IsString({ each: true })
   @Matches(BEARER_TOKEN_FORMAT, {
@@ -100,13 +97,11 @@ export class Environment {
   })
   API_TOKENS: string[] = [];
 
-  /** Largest accepted request body, in bytes or with a unit: 16kb, 1mb. */
   @Matches(BODY_LIMIT_FORMAT, {
     message: 'must be a size such as 16384, 16kb or 1mb',
   })
   BODY_LIMIT: string = PLANTS_DEFAULTS.bodyLimit;
 
-  /** Where the embedded database and the development token live. */
   @IsString()
   DATA_DIR: string = '.data';
 
@@ -123,92 +118,70 @@ export class Environment {
   @IsIntegerBetween(100, 600_000, 'milliseconds')
   DATABASE_QUERY_TIMEOUT_MS: number = 5_000;
 
-  /** The whole database part of one request (pool wait, statements, retries); past it, 503. */
   @IsIntegerBetween(100, 600_000, 'milliseconds')
   DATABASE_REQUEST_TIMEOUT_MS: number =
     PLANTS_DEFAULTS.databaseRequestTimeoutMs;
 
-  /** Rows waiting in the insert queue for a statement slot; past it, new creates get 503. */
   @IsIntegerBetween(1, 100_000)
   INSERT_QUEUE_LIMIT: number = PLANTS_DEFAULTS.insertQueueLimit;
 
-  /** Longest a row waits in the insert queue; past it, 503 (never written). */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
   INSERT_QUEUE_WAIT_MS: number = PLANTS_DEFAULTS.insertQueueWaitMs;
 
-  /** Creates worked on at once; more wait (docs/performance.md#creates-worked-on-at-once). */
   @IsIntegerBetween(1, 100_000)
   CREATE_CONCURRENCY_LIMIT: number = 64;
 
-  /** Creates waiting, before any work, for a work slot; past it, 503 before any work. */
   @IsIntegerBetween(0, 100_000)
   CREATE_WAITING_LIMIT: number = 192;
 
-  /** Longest a create waits for a work slot; past it, 503 (never written). */
   @IsIntegerBetween(1, 600_000, 'milliseconds')
   CREATE_WAITING_TIMEOUT_MS: number = 1_000;
 
-  /**
-   * Once creates are refused, how late the event loop may run before every create is
-   * refused until it catches up; 0 turns it off (docs/performance.md#behind-refuse-every-create).
-   */
   @IsIntegerBetween(0, 60_000, 'milliseconds')
   CREATE_EVENT_LOOP_DELAY_LIMIT_MS: number = 50;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
 
-  /** auto: human-readable on a terminal outside production, JSON lines otherwise. */
   @IsIn(LOG_FORMATS, { message: `must be one of ${LOG_FORMATS.join(', ')}` })
   LOG_FORMAT: (typeof LOG_FORMATS)[number] = 'auto';
 
-  /** How long in-flight requests may take to finish after SIGTERM. */
   @IsIntegerBetween(0, 600_000, 'milliseconds')
   SHUTDOWN_TIMEOUT_MS: number = 10_000;
 
-  /** After SIGTERM, how long readiness fails while the replica still serves (0 with a preStop pause). */
   @IsIntegerBetween(0, 600_000, 'milliseconds')
   SHUTDOWN_DELAY_MS: number = 5_000;
 
-  /** Stop as on SIGTERM when standard input closes (plant-store/testing sets it). */
   @Transform(toBoolean)
   @IsBoolean({ message: 'must be true or false' })
   STOP_WHEN_STDIN_CLOSES: boolean = false;
 
-  /** Reported by GET /health and /health/live; unset: a random UUID per process. */
   @IsOptional()
   @Matches(/^[\x21-\x7e]{1,128}$/, {
     message: 'must be 1 to 128 printable ASCII characters without spaces',
   })
   INSTANCE_ID?: string = undefined;
 
-  /** A client must send all its headers within this time (slow-loris defence). */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
 
-  /** A client must send its whole request within this time. */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
 
-  /** Idle keep-alive connections live this long: longer than load balancers' 60 s. */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
 
-  /** Connections served at once; past it, 503 before any parsing (0: no cap). */
   @IsIntegerBetween(0, 1_000_000)
   HTTP_MAX_CONNECTIONS: number = 0;
 
-  /** Connections the kernel queues for accept (capped by net.core.somaxconn). */
   @IsIntegerBetween(1, 65_535)
   HTTP_LISTEN_BACKLOG: number = 511;
 
-  /** Nest's HTTP adapter: @nestjs/platform-express, or @nestjs/platform-fastify. */
   @IsIn(HTTP_ADAPTERS, {
     message: `must be one of ${HTTP_ADAPTERS.join(', ')}`,
   })
   HTTP_ADAPTER: HttpAdapterName = 'express';
 
-  /** Origins allowed by CORS; empty: CORS off (no Access-Control-* headers). */
   @Transform(splitList)
   @IsString({ each: true })
   @Matches(/^(\*|https?:\/\/[^\s,/]+)$/, {
@@ -222,35 +195,28 @@ export class Environment {
   @IsBoolean({ message: 'must be true or false' })
   METRICS_ENABLED: boolean = true;
 
-  /** Serve /metrics on this port instead of the API port (unset: the API port). */
   @IsOptional()
   @IsIntegerBetween(1, 65535)
   METRICS_PORT?: number = undefined;
 
-  /** Most active managed tokens held in memory (docs/tokens.md); past it, looked up per request. */
   @IsIntegerBetween(1, 10_000_000)
   TOKEN_STORE_MAX_TOKENS: number = AUTH_DEFAULTS.tokenStoreMaxTokens;
 
-  /** Longest managed tokens are answered from memory without database contact; past it, 503. */
   @IsIntegerBetween(1_000, 600_000, 'milliseconds')
   TOKEN_SYNC_MAX_STALENESS_MS: number = AUTH_DEFAULTS.tokenSyncMaxStalenessMs;
 
-  /** A full reload of the active tokens this often: the backstop for a missed notification. */
   @IsIntegerBetween(1_000, 86_400_000, 'milliseconds')
   TOKEN_RELOAD_INTERVAL_MS: number = AUTH_DEFAULTS.tokenReloadIntervalMs;
 
-  /** Past TOKEN_STORE_MAX_TOKENS: database look-ups of tokens not held, at most this many at once. */
   @IsIntegerBetween(1, 100)
   TOKEN_LOOKUP_CONCURRENCY: number = AUTH_DEFAULTS.tokenLookupConcurrency;
 
-  /** Failed authentications allowed per client address and window before 429. */
   @IsIntegerBetween(1, 1_000_000)
   AUTH_FAILURE_LIMIT: number = AUTH_DEFAULTS.authFailureLimit;
 
   @IsIntegerBetween(1_000, 3_600_000, 'milliseconds')
   AUTH_FAILURE_WINDOW_MS: number = AUTH_DEFAULTS.authFailureWindowMs;
 
-  /** Requests allowed per token and window; 0: no per-token limit. */
   @IsIntegerBetween(0, 1_000_000)
   TOKEN_RATE_LIMIT: number = AUTH_DEFAULTS.tokenRateLimit;
 
@@ -264,7 +230,6 @@ export const DEPRECATED_SETTINGS: Readonly<
 > = {
   CREATE_QUEUE_LIMIT: ['INSERT_QUEUE_LIMIT'],
   CREATE_QUEUE_WAIT_MS: ['INSERT_QUEUE_WAIT_MS', 'CREATE_WAITING_TIMEOUT_MS'],
-  // One name for the token store's full reload, as its metric has it (issue 45).
   TOKEN_RESYNC_INTERVAL_MS: ['TOKEN_RELOAD_INTERVAL_MS'],
 };
 

@@ -1,5 +1,2 @@
-/**
- * Logged once per process as it turns ready. Its own file: the test kit counts
- * WEB_CONCURRENCY workers by it without loading the service.
- */
+/** Logged once per process as it turns ready; its own file, for the test kit to count workers by. */
 export const DATABASE_STARTED_MESSAGE = 'Database migrated and connected';

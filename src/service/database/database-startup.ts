@@ -18,11 +18,7 @@ const RETRY_MOST_MS = 500;
 // A migration has no statement timeout: a hung server must not hold the shutdown for ever.
 const STOP_WAIT_MS = 2_000;
 
-/**
- * Migrates and connects after the process listens, retrying while the database is
- * unreachable (issue 42), "starting" until the write circuit has probed. Any other failure
- * (a password, a migration) fails the start.
- */
+/** Migrates and connects once the process listens, retrying only while the database is unreachable. */
 export class DatabaseStartup implements BeforeApplicationShutdown {
   private readonly logger = new Logger('DatabaseStartup');
   private done = false;

@@ -26,10 +26,7 @@ export async function recordPostmasterOwner(dataDir: string): Promise<void> {
   await writeFile(join(dataDir, OWNER_FILE), `${process.pid}\n`);
 }
 
-/**
- * Stops a postmaster whose starter is gone (it holds the port and old data) and waits;
- * returns a sentence to log, or undefined when nothing was stale.
- */
+/** Stops a postmaster whose starter is gone (it holds the port); a sentence to log, if it did. */
 export async function stopStalePostmaster(
   dataDir: string,
   clusterDir: string,

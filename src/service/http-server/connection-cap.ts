@@ -6,9 +6,8 @@ import { lingeringClose } from './lingering-close.js';
 type ConnectionListener = (this: Server, socket: Socket) => void;
 
 /**
- * At most `max` connections at once (0: no cap); past it, the overload 503 written before any
- * parsing, then a lingering close: new connections under overload cost more than requests and
- * overflowed the accept queue (bench/RESULTS.md#2026-11-26-issue-20-items-4-5-overload-from-many-connections-on-a-c-load-generator).
+ * At most `max` connections (0: no cap); past it the overload 503 before any parsing, then a lingering
+ * close (bench/RESULTS.md#2026-11-26-issue-20-items-4-5-overload-from-many-connections-on-a-c-load-generator).
  * Takes over Node's one 'connection' listener; fails at start should Node change that.
  */
 export function capConnections(server: Server, max: number): void {

@@ -22,9 +22,8 @@ export function isLingering(socket: Socket): boolean {
 }
 
 /**
- * Closes a connection whose client may still be sending, after its answer (RFC 9112, 9.6): a
- * close with bytes unread sends a reset that can discard the answer (issue 40). Half-closes,
- * then reads and drops `incoming` until the client closes or LINGER_BOUNDS run out.
+ * Half-closes, then drops what the client still sends within LINGER_BOUNDS: a close with bytes
+ * unread sends a reset that can discard the answer (RFC 9112, 9.6).
  */
 export function lingeringClose(socket: Socket, incoming?: Readable): void {
   if (incoming !== undefined) dropUpTo(incoming);

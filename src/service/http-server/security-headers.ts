@@ -6,11 +6,7 @@ export const SECURITY_HEADERS: HelmetOptions = {
   contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
 };
 
-/**
- * helmet's headers, worked out once by its own middleware, for the front door to set on
- * every answer (none depends on the request), instead of its middleware chain per request
- * (bench/RESULTS.md#2026-11-26-issue-32-the-last-levers-a-convoy-broken-middie-gone-and-the-overload-margin).
- */
+/** helmet's headers, worked out once by its own middleware (docs/performance.md#small-costs-paid-per-request). */
 export function securityHeaderValues(): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   const recorder = {

@@ -11,10 +11,7 @@ export type ServerSettings = Pick<
   | 'HTTP_LISTEN_BACKLOG'
 >;
 
-/**
- * The service's HTTP server with no listener (the front door adds them): a slow-loris headers
- * timeout, a request timeout, and keep-alive past load balancers' 60 s, checked every second.
- */
+/** The service's HTTP server with its timeouts and no listener: the front door adds them. */
 export function createServiceServer(settings: ServerSettings): Server {
   const server = createServer({
     requireHostHeader: false,

@@ -8,11 +8,7 @@ import {
   type ServerSettings,
 } from './service-server.js';
 
-/**
- * Fastify on the service's server (serverFactory: no timeouts or listener of its own), its
- * handler put last by the front door. Routes match case-insensitively, with or without a
- * trailing slash, as Express does.
- */
+/** Fastify on the service's server (no listener of its own); routes match as on Express (case, trailing slash). */
 export class TimedFastifyAdapter extends FastifyAdapter {
   private readonly handler: RequestListener;
 

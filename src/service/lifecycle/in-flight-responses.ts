@@ -6,14 +6,10 @@ interface Entry {
   index: number;
 }
 
-/**
- * The responses not yet closed, for the drain. Not a Set: V8 chains a Set's rebuilt tables,
- * which kept requests alive through scavenges (docs/performance.md#what-bought-the-most-and-where-it-is-measured).
- */
+/** The responses not yet closed, for the drain; not a Set (docs/performance.md#what-bought-the-most-and-where-it-is-measured). */
 export class InFlightResponses {
   private readonly entries: Entry[] = [];
 
-  /** Tracks `response` until it closes. */
   add(response: ServerResponse): void {
     const entry: Entry = { response, index: this.entries.length };
     this.entries.push(entry);

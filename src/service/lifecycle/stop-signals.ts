@@ -10,10 +10,7 @@ export interface StopHandlers {
   hurry(): void;
 }
 
-/**
- * SIGTERM and SIGINT for the life of the process (not `once`: a repeat would kill it
- * mid-drain). A SIGINT again after a second calls `hurry`. Returns the unsubscriber.
- */
+/** SIGTERM and SIGINT for the process's life (`once` would let a repeat kill it mid-drain). */
 export function handleStopSignals(handlers: StopHandlers): () => void {
   const logger = new Logger('Signals');
   let firstAt: number | undefined;

@@ -39,19 +39,14 @@ interface WaitingCreate {
 }
 
 /**
- * Load shedding for POST /plants, before any other work: CREATE_CONCURRENCY_LIMIT at once,
- * CREATE_WAITING_LIMIT more waiting in order, past both (or an overloaded insert queue) a 503
- * at once; and, once a create met one of those in a turn of the event loop that ran later
- * than CREATE_EVENT_LOOP_DELAY_LIMIT_MS, every create until the loop is on time again.
- * Refusals are counted here: most never reach the request log
- * (docs/performance.md#creates-worked-on-at-once).
+ * Load shedding for POST /plants, before any other work; counts its refusals, which mostly
+ * never reach the request log (docs/performance.md#creates-worked-on-at-once).
  */
 @Injectable()
 export class CreateAdmission {
   /** Creates handed on and not yet closed. */
   private working = 0;
   private readonly waiting: WaitingCreate[] = [];
-  /** Where the plant route was met, as routePathOf writes it. */
   private readonly routePaths = new Set<string>();
   // Whether its connection is kept is the front door's early-answer rule (early-answer.ts).
   private readonly refusal = ErrorAnswer.of(ApiError.overloaded());
@@ -128,11 +123,8 @@ export class CreateAdmission {
     )
       return 'concurrency';
     if (this.plants.isOverloaded) return 'queue';
-    // Refusals alone are work: past twice the capacity, creates taken at the rate the slots
-    // allow leave the core no room to refuse the rest, and a backlog grows
-    // (docs/performance.md#behind-refuse-every-create). Late from overload, that is with a
-    // bound met in the turn the last tick measured, every create is refused until a tick
-    // fires on time; late from anything else (a closed loop on a busy machine), none.
+    // Late with a bound met in the turn the last tick measured: refuse every create until a
+    // tick is on time (docs/performance.md#behind-refuse-every-create).
     const delayLimit = this.env.CREATE_EVENT_LOOP_DELAY_LIMIT_MS;
     this.behind =
       delayLimit > 0 &&

@@ -21,9 +21,8 @@ function createPathOf(app: INestApplication): string {
 }
 
 /**
- * CreateAdmission.atRoute as a Fastify route hook on the create alone, before guards; not a
- * Nest middleware, which mounts @fastify/middie
- * (docs/performance.md#what-bought-the-most-and-where-it-is-measured). Stops the start if no route is the create.
+ * CreateAdmission.atRoute as a route hook on the create, not a Nest middleware, which mounts
+ * @fastify/middie (docs/performance.md#what-bought-the-most-and-where-it-is-measured). No create: no start.
  */
 export function shedAtFastifyRoute(
   app: INestApplication,

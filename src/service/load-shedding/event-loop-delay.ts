@@ -5,11 +5,7 @@ const TICK_MS = 10;
 /** Ticks with no `watch()` between them before the watch ends: about a second. */
 const QUIET_TICKS = 100;
 
-/**
- * How late the event loop runs, watched only while load shedding refuses creates: a timer
- * that fires late measures the turn that held it up, and a long turn is work that arrived
- * faster than the process does it. No timer runs while nothing is refused.
- */
+/** How late the event loop runs, timed only while creates are refused (docs/performance.md#behind-refuse-every-create). */
 @Injectable()
 export class EventLoopDelay implements OnApplicationShutdown {
   /** How late the last tick fired, in ms; 0 when not watching. */

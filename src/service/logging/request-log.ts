@@ -31,8 +31,7 @@ export function requestLogLevel(statusCode: number): RequestLogLevel {
 }
 
 /**
- * One JSON line per request once answered or abandoned (id, method, path, status, route,
- * ms); the id is also answered in X-Request-Id. Not pino-http's per-request child logger
+ * One JSON line per request once answered or abandoned, not pino-http's child logger
  * (docs/performance.md#what-bought-the-most-and-where-it-is-measured).
  */
 @Injectable()

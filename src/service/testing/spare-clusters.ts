@@ -1,6 +1,5 @@
-// Copies of the template cluster made ahead of the starts that take them. A copy is 700
-// files: 0.4 s of file creation on this project's 2-core machine, the whole of a later start's
-// wait for its database. A rename on the same file system takes none of it.
+// Copies of the template made ahead of the starts that rename them into place
+// (docs/testing-against-plant-store.md#fast-starts-the-template-cluster-in-the-cache-folder).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
@@ -20,10 +19,7 @@ export function sparesOf(template: string): string {
   return `${template}-spares`;
 }
 
-/**
- * Moves a ready spare to `cluster`: false when there is none, or when it cannot be moved
- * there (another file system), so the caller copies the template instead.
- */
+/** Moves a ready spare to `cluster`; false when there is none or it cannot (another file system). */
 export async function claimSpare(
   template: string,
   cluster: string,

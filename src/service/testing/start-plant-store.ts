@@ -108,7 +108,6 @@ function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
 }
 
-/** SIGTERM (a drain, then the pool closed), SIGKILL past the deadline. */
 async function stopProcess(child: ChildProcess): Promise<void> {
   if (!isRunning(child)) return;
   const exited = once(child, 'exit');
@@ -143,7 +142,6 @@ interface ServiceStart {
   cacheDir: string;
   /** Settles when the database fails to start: the service will not become ready. */
   database?: Promise<void>;
-  /** The service's pid, as soon as it runs. */
   onSpawn?: (pid: number) => void;
 }
 
@@ -159,7 +157,6 @@ function workersToCount(env: PlantStoreOptions['env']): number {
   return workers;
 }
 
-/** The service with its V8 flags on the command line, Node's compile cache in the cache folder. */
 async function startService(
   options: PlantStoreOptions,
   start: ServiceStart,
@@ -215,8 +212,7 @@ async function startService(
         error instanceof Error ? error : new Error(JSON.stringify(error))),
   );
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
-  // Each WEB_CONCURRENCY worker listens before it is ready and answers for itself: the
-  // store is ready once each has logged so.
+  // Each WEB_CONCURRENCY worker answers for itself: ready once each has logged so.
   const allStarted = (): boolean =>
     workers === 0 || output.split(DATABASE_STARTED_MESSAGE).length > workers;
   // Readiness of this instance: another one left on the port would answer 200 too.
@@ -350,11 +346,7 @@ function storeOf(
   };
 }
 
-/**
- * Starts the built service for a test run, on its own PostgreSQL (or `databaseUrl`) and free
- * ports, with a token of its own; resolves once this instance is ready
- * (docs/testing-against-plant-store.md).
- */
+/** Starts the built service for a test run; resolves once this instance is ready (docs/testing-against-plant-store.md). */
 export async function startPlantStore(
   options: PlantStoreOptions = {},
 ): Promise<RunningPlantStore> {

@@ -70,10 +70,7 @@ export async function copyTree(from: string, to: string): Promise<void> {
   await run('cp', ['-a', from, to]);
 }
 
-/**
- * `postgres` and `template0`, which no store uses: each is 300 of a cluster's 1,300 files, and
- * file creation is most of a copy's time. `template1` stays for CREATE DATABASE.
- */
+/** `postgres` and `template0`, which no store uses: 300 files each of a copy's 1,300. */
 async function dropUnusedDatabases(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -123,10 +120,7 @@ async function lockIsStale(lock: string): Promise<boolean> {
   return info !== undefined && Date.now() - info.mtimeMs > LOCK_EMPTY_MS;
 }
 
-/**
- * The cluster every store copies (initdb once per machine and PostgreSQL version; docs/testing-against-plant-store.md),
- * built first if missing, by one process while the others wait.
- */
+/** The cluster every store copies, built once per machine and PostgreSQL version by one process while others wait. */
 export async function templateCluster(cacheDir: string): Promise<string> {
   const template = join(
     cacheDir,

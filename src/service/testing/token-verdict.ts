@@ -1,8 +1,6 @@
 /**
- * What the service at `url` says of `token`, asked without writing: a create with an empty
- * body. Past authentication it is refused for its body (400) or its token's rate (429):
- * accepted. At authentication, 401: refused. Anything else (an overload 503, answered in
- * front of the guards) says nothing of the token: `accepted` undefined.
+ * What the service says of `token`, asked by a create with an empty body: 400 or 429 (past the
+ * bearer check) accept it, 401 refuses it; anything else, an overload 503, says nothing.
  */
 export async function tokenVerdict(
   url: string,

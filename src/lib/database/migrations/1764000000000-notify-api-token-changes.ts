@@ -9,10 +9,7 @@ function objectsOf(queryRunner: QueryRunner) {
   };
 }
 
-/**
- * Every committed change to api_tokens notifies api_tokens_changed with the token's name
- * (empty: reload all), for each replica's store (src/lib/managed-tokens/active-tokens.store.ts).
- */
+/** A committed change to api_tokens notifies the token stores with its name (empty: reload all). */
 export class NotifyApiTokenChanges1764000000000 implements MigrationInterface {
   name = 'NotifyApiTokenChanges1764000000000';
 
