@@ -178,6 +178,14 @@ export async function plantsOn(
   };
 }
 
+/** plantsOn a new, empty table, given back with them. */
+export async function plantsInMemory(): Promise<
+  { table: FakePlantsTable } & Awaited<ReturnType<typeof plantsOn>>
+> {
+  const table = new FakePlantsTable();
+  return { table, ...(await plantsOn(table)) };
+}
+
 export const fern = (id: bigint, tag?: string): NewPlant =>
   ({ id, name: 'Fern', ...(tag === undefined ? {} : { tag }) }) as NewPlant;
 

@@ -12,11 +12,10 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import {
-  FakePlantsTable,
   failureOf,
   fern,
   lost,
-  plantsOn,
+  plantsInMemory,
   refused,
 } from '../../../test/support/plants-in-memory.js';
 import type { NewPlant } from './dto/new-plant.dto.js';
@@ -82,8 +81,7 @@ const parentOf = (span: ReadableSpan) =>
 describe('the package without an OpenTelemetry SDK', () => {
   it('makes no span and nothing for one: the API is a no-op', async () => {
     expect(CreateTracing.start()).toBeUndefined();
-    const table = new FakePlantsTable();
-    const { service } = await plantsOn(table);
+    const { service } = await plantsInMemory();
     await expect(service.create(fern(1n))).resolves.toEqual({ name: 'Fern' });
     await flushed();
     expect(finished).toEqual([]);
@@ -105,7 +103,7 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   beforeEach(() => exporter.reset());
 
   it('makes no span for a create outside a recorded span: it joins traces, never starts one', async () => {
-    const { service } = await plantsOn(new FakePlantsTable());
+    const { service } = await plantsInMemory();
     await service.create(fern(1n));
     const unsampled = trace.wrapSpanContext({
       traceId: '0af7651916cd43dd8448eb211c80319c',
@@ -120,7 +118,7 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   });
 
   it('makes one plants.insert_batch span for the creates of one statement, each linked both ways', async () => {
-    const { service } = await plantsOn(new FakePlantsTable());
+    const { service } = await plantsInMemory();
     await Promise.all(
       [3n, 1n, 2n].map((id) => inRequest(() => service.create(fern(id)))),
     );
@@ -154,7 +152,7 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   });
 
   it('counts a replay and a conflict on the batch that found their ids taken, and records the 409 by its Error answer', async () => {
-    const { service } = await plantsOn(new FakePlantsTable());
+    const { service } = await plantsInMemory();
     await traced(service).create(fern(7n, 'green'));
     exporter.reset();
 
@@ -210,8 +208,7 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   });
 
   it('hands on the batch of a create whose read was retried, owed no verdict, and counts the replay on the next', async () => {
-    const table = new FakePlantsTable();
-    const { service } = await plantsOn(table);
+    const { table, service } = await plantsInMemory();
     await traced(service).create(fern(5n));
     exporter.reset();
     // The INSERT finds the id taken; the SELECT then loses its connection, and the create
@@ -234,8 +231,7 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   });
 
   it('records a dead database as the 503 it is answered, without the driver error', async () => {
-    const table = new FakePlantsTable();
-    const { service, writeCircuit } = await plantsOn(table);
+    const { table, service, writeCircuit } = await plantsInMemory();
     table.refusing = true;
     table.failures = [refused()];
     await failureOf(traced(service).create(fern(1n)));
@@ -280,7 +276,7 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
   });
 
   it('puts no part of a body in a span', async () => {
-    const { service } = await plantsOn(new FakePlantsTable());
+    const { service } = await plantsInMemory();
     const secretive = {
       id: 4242424242n,
       name: 'Name-9d1f',
