@@ -11,7 +11,8 @@ import { processTree, signalEach } from './process-tree.js';
 import { SERVING } from './database-keeper-process.js';
 import { claimSpare, SpareCopy } from './spare-clusters.js';
 import { clusterOf, KEEPER_PID_FILE, postmasterPid } from './store-folder.js';
-import { CLUSTER_FOLDER, copyTree, PASSWORD_FILE } from './template-cluster.js';
+import { CLUSTER_FOLDER, PASSWORD_FILE } from './template-cluster.js';
+import { copyTree } from './tree-copy.js';
 
 /** What startPlantStore hands the keeper, as its one argument (JSON). */
 export interface KeeperOrders {
@@ -87,11 +88,11 @@ async function start(): Promise<void> {
     await copyTree(
       join(orders.template, CLUSTER_FOLDER),
       clusterOf(orders.dataDir),
-    );
+    ).done;
   await copyTree(
     join(orders.template, PASSWORD_FILE),
     join(orders.dataDir, PASSWORD_FILE),
-  );
+  ).done;
   // As root PostgreSQL runs as `postgres`, which must pass through mkdtemp's 0700 folder.
   if (userInfo().uid === 0) await chmod(orders.dataDir, 0o701);
   const log: string[] = [];

@@ -1,12 +1,12 @@
 // Copies of the template made ahead of the starts that rename them into place
 // (docs/testing-against-plant-store.md#fast-starts-the-template-cluster-in-the-cache-folder).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isAlive, pidOf } from '../database/pid-files.js';
 import { CLUSTER_FOLDER } from './template-cluster.js';
+import { copyTree } from './tree-copy.js';
 
 /** As many as a runner's usual workers start at once (the testing page's recipes: four). */
 export const SPARES_KEPT = 4;
@@ -38,7 +38,7 @@ export async function claimSpare(
   return false;
 }
 
-/** One spare being copied, at the lowest priority, so that it slows no start beside it. */
+/** One spare being copied, in the background. */
 export class SpareCopy {
   private constructor(
     private readonly child: ChildProcess,
@@ -64,21 +64,17 @@ export class SpareCopy {
     if (names.length - dead.length >= SPARES_KEPT) return undefined;
     const id = `${process.pid}-${randomBytes(4).toString('hex')}`;
     const copying = join(folder, `${COPYING_PREFIX}${id}`);
-    // `cp -a`, as copyTree: PostgreSQL must own the copy.
-    const child = spawn(
-      'nice',
-      ['-n', '19', 'cp', '-a', join(template, CLUSTER_FOLDER), copying],
-      { stdio: 'ignore' },
-    );
-    const done = once(child, 'exit')
-      .then(async ([code]) => {
-        if (code === 0)
-          await rename(copying, join(folder, `${READY_PREFIX}${id}`));
-        else await rm(copying, { recursive: true, force: true });
-      })
+    const copy = copyTree(join(template, CLUSTER_FOLDER), copying, {
+      background: true,
+    });
+    const done = copy.done
+      .then(
+        () => rename(copying, join(folder, `${READY_PREFIX}${id}`)),
+        () => rm(copying, { recursive: true, force: true }),
+      )
       // A spare is the cache's: one not made (no `nice`, the folder removed) costs a copy later.
       .catch(() => undefined);
-    return new SpareCopy(child, done);
+    return new SpareCopy(copy.child, done);
   }
 
   /** Lets a copy being made finish, for at most `deadlineMs`; cancels it past that. */

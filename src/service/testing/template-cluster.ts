@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmod,
@@ -12,7 +11,6 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { EMBEDDED_DATABASE_NAME } from '../database/embedded-database-url.js';
 import { OWNER_FILE } from '../database/stale-postmaster.js';
@@ -27,7 +25,6 @@ export const PASSWORD_FILE = 'postgres-password';
 /** A template being built: its builder's pid follows, so a dead builder's can be removed. */
 export const BUILDING_PREFIX = 'building-';
 
-const run = promisify(execFile);
 /** initdb and a first start on a loaded 2-core machine: seconds; this is for a crowded one. */
 const BUILD_DEADLINE_MS = 180_000;
 /** A lock folder with no pid in it for this long was left by a process killed at once. */
@@ -63,11 +60,6 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** `cp -a`: PostgreSQL needs to own the cluster, which Node's fs.cp would not keep under root. */
-export async function copyTree(from: string, to: string): Promise<void> {
-  await run('cp', ['-a', from, to]);
 }
 
 /** `postgres` and `template0`, which no store uses: 300 files each of a copy's 1,300. */
