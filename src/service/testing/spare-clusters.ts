@@ -4,7 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { isAlive, pidOf } from '../database/pid-files.js';
+import { pidOf } from '../database/pid-files.js';
+import { removeAbandoned } from './abandoned-folders.js';
 import { CLUSTER_FOLDER } from './template-cluster.js';
 import { copyTree } from './tree-copy.js';
 
@@ -49,19 +50,11 @@ export class SpareCopy {
   static async begin(template: string): Promise<SpareCopy | undefined> {
     const folder = sparesOf(template);
     await mkdir(folder, { recursive: true, mode: 0o711 });
-    const names = await readdir(folder);
-    const dead = names.filter((name) => {
-      const pid = name.startsWith(COPYING_PREFIX)
-        ? pidOf(name.slice(COPYING_PREFIX.length))
-        : undefined;
-      return pid !== undefined && !isAlive(pid);
+    await removeAbandoned(folder, COPYING_PREFIX, {
+      owners: (_, name) => [pidOf(name.slice(COPYING_PREFIX.length))],
+      unrecordedForMs: Number.POSITIVE_INFINITY,
     });
-    await Promise.all(
-      dead.map((name) =>
-        rm(join(folder, name), { recursive: true, force: true }),
-      ),
-    );
-    if (names.length - dead.length >= SPARES_KEPT) return undefined;
+    if ((await readdir(folder)).length >= SPARES_KEPT) return undefined;
     const id = `${process.pid}-${randomBytes(4).toString('hex')}`;
     const copying = join(folder, `${COPYING_PREFIX}${id}`);
     const copy = copyTree(join(template, CLUSTER_FOLDER), copying, {

@@ -15,7 +15,8 @@ import pg from 'pg';
 import { EMBEDDED_DATABASE_NAME } from '../database/embedded-database-url.js';
 import { OWNER_FILE } from '../database/stale-postmaster.js';
 import { freePort } from './free-port.js';
-import { isAlive, pidIn } from '../database/pid-files.js';
+import { pidIn } from '../database/pid-files.js';
+import { isAbandoned } from './abandoned-folders.js';
 
 /** Bumped when what a template holds changes: older ones are then left unused. */
 const TEMPLATE_FORMAT = 2;
@@ -105,11 +106,7 @@ async function buildTemplate(
 
 /** The lock's holder, written into it: a lock whose holder is gone is taken over. */
 async function lockIsStale(lock: string): Promise<boolean> {
-  const holder = await pidIn(join(lock, 'pid'));
-  if (holder !== undefined) return !isAlive(holder);
-  // Made a moment ago, its pid not yet written; or left by a holder killed just then.
-  const info = await stat(lock).catch(() => undefined);
-  return info !== undefined && Date.now() - info.mtimeMs > LOCK_EMPTY_MS;
+  return isAbandoned(lock, [await pidIn(join(lock, 'pid'))], LOCK_EMPTY_MS);
 }
 
 /** The cluster every store copies, built once per machine and PostgreSQL version by one process while others wait. */
