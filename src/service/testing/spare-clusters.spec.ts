@@ -116,29 +116,34 @@ describe('spare clusters', () => {
     expect(await spares()).toEqual([]);
   });
 
-  describe('of a template slow to copy (2,000 files)', () => {
-    beforeEach(async () => {
-      const base = join(template, CLUSTER_FOLDER, 'base');
-      await Promise.all(
-        Array.from({ length: 2_000 }, (_, file) =>
-          writeFile(join(base, `r${file}`), 'rows'),
-        ),
-      );
-    });
+  // Copies at nice 19: on a busy machine one takes seconds, and a test waits for up to two.
+  describe(
+    'of a template slow to copy (2,000 files)',
+    { timeout: 90_000 },
+    () => {
+      beforeEach(async () => {
+        const base = join(template, CLUSTER_FOLDER, 'base');
+        await Promise.all(
+          Array.from({ length: 2_000 }, (_, file) =>
+            writeFile(join(base, `r${file}`), 'rows'),
+          ),
+        );
+      });
 
-    it('cancelled, stops the copy and leaves nothing of it', async () => {
-      const copy = await SpareCopy.begin(template);
-      await copy?.cancel();
-      expect(await spares()).toEqual([]);
-    });
+      it('cancelled, stops the copy and leaves nothing of it', async () => {
+        const copy = await SpareCopy.begin(template);
+        await copy?.cancel();
+        expect(await spares()).toEqual([]);
+      });
 
-    it('given no time to finish, is cancelled; given enough, is kept', async () => {
-      await (await SpareCopy.begin(template))?.finish(0);
-      expect(await spares()).toEqual([]);
-      await (await SpareCopy.begin(template))?.finish(60_000);
-      expect(await spares()).toEqual([expect.stringMatching(/^ready-/)]);
-    });
-  });
+      it('given no time to finish, is cancelled; given enough, is kept', async () => {
+        await (await SpareCopy.begin(template))?.finish(0);
+        expect(await spares()).toEqual([]);
+        await (await SpareCopy.begin(template))?.finish(60_000);
+        expect(await spares()).toEqual([expect.stringMatching(/^ready-/)]);
+      });
+    },
+  );
 
   it('cancelled, leaves no half copy: nothing, or a whole one if it had finished', async () => {
     const copy = await SpareCopy.begin(template);
