@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { useListening } from '../../../test/support/node-server.js';
 import { eventually } from '../../../test/support/poll.js';
@@ -12,11 +13,18 @@ import { ShutdownState } from './shutdown-state.js';
 
 const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
 
+/** The context Nest writes beside a line: the name a class gave its Logger. */
+const contextOf = (logger: Logger): unknown =>
+  (logger as unknown as { context?: string }).context;
+
 describe('GracefulShutdown', () => {
   let state: ShutdownState;
   let shutdown: GracefulShutdown;
   /** Requests to /held wait here until the test answers them. */
   let held: ServerResponse[];
+  /** What the drain logged, by level, all as 'Shutdown'. */
+  let logged: [string, unknown][];
+  let contexts: Set<unknown>;
   const door = useListening(
     (request: IncomingMessage, response: ServerResponse) => {
       shutdown.track(response);
@@ -28,11 +36,25 @@ describe('GracefulShutdown', () => {
 
   beforeEach(() => {
     held = [];
+    logged = [];
+    contexts = new Set();
+    for (const level of ['log', 'warn'] as const)
+      vi.spyOn(Logger.prototype, level).mockImplementation(function (
+        this: Logger,
+        message: unknown,
+      ) {
+        logged.push([level, message]);
+        contexts.add(contextOf(this));
+      });
     state = new ShutdownState();
     const adapterHost = {
       httpAdapter: { getHttpServer: () => door.server },
     } as unknown as HttpAdapterHost;
     shutdown = new GracefulShutdown(adapterHost, state);
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
   });
 
   async function heldRequest(): Promise<RawConnection> {
@@ -64,6 +86,38 @@ describe('GracefulShutdown', () => {
     expect(answer.body).toBe('done');
     expect(answer.headers.connection).toBe('close');
     await drain;
+    // No delay, nothing cut off: nothing to say.
+    expect(logged).toEqual([]);
+  });
+
+  it('closes a connection that goes idle after its request, once the listener is closed', async () => {
+    // Its head went out before the drain, without Connection: close: the client may reuse it.
+    const running = await heldRequest();
+    held[0].writeHead(200, { 'Content-Length': '4' });
+    held[0].write('do');
+    await running.until((text) => text.endsWith('do'));
+
+    const drain = shutdown.drain({ delayMs: 0, timeoutMs: 60_000 });
+    held[0].end('ne');
+    const answer = parseResponse(await running.closed);
+    expect(answer.body).toBe('done');
+    expect(answer.headers.connection).toBe('keep-alive');
+    await drain;
+    expect(logged).toEqual([]);
+  });
+
+  it('resolves at once when the listener is already closed and no connection is left, leaving no timer behind', async () => {
+    await new Promise((resolve) => door.server.close(resolve));
+    // The idle sweep's interval, which would keep the process alive.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      await shutdown.drain({ delayMs: 0, timeoutMs: 60_000 });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(state.isShuttingDown).toBe(true);
+    expect(logged).toEqual([]);
   });
 
   it('keeps serving through the delay, each answer with Connection: close', async () => {
@@ -74,6 +128,17 @@ describe('GracefulShutdown', () => {
     expect(answer.headers.connection).toBe('close');
     shutdown.hurry();
     await drain;
+    expect(logged).toEqual([
+      [
+        'log',
+        'Readiness is 503; still serving for 60000 ms so that load balancers stop sending',
+      ],
+      // Told to hurry, it does not wait for the listener to report closed.
+      [
+        'warn',
+        'Told to hurry: closing the connections of 0 running request(s)',
+      ],
+    ]);
   });
 
   it('closes the connections of requests still running at the timeout', async () => {
@@ -81,6 +146,12 @@ describe('GracefulShutdown', () => {
     await shutdown.drain({ delayMs: 0, timeoutMs: 50 });
     // Cut off without an answer.
     expect(await running.closed).toBe('');
+    expect(logged).toEqual([
+      [
+        'warn',
+        '1 request(s) still running after 50 ms: closing their connections',
+      ],
+    ]);
   });
 
   it('cuts the delay and the drain short when told to hurry', async () => {
@@ -90,5 +161,16 @@ describe('GracefulShutdown', () => {
     await drain;
     expect(await running.closed).toBe('');
     expect(door.server.listening).toBe(false);
+    expect(logged).toEqual([
+      [
+        'log',
+        'Readiness is 503; still serving for 60000 ms so that load balancers stop sending',
+      ],
+      [
+        'warn',
+        'Told to hurry: closing the connections of 1 running request(s)',
+      ],
+    ]);
+    expect([...contexts]).toEqual(['Shutdown']);
   });
 });

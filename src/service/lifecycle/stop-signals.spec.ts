@@ -1,11 +1,34 @@
+import { Logger } from '@nestjs/common';
 import { handleStopSignals } from './stop-signals.js';
+
+const AGAIN = (signal: string) =>
+  `${signal} received again: already stopping, carrying on`;
+const HURRYING =
+  'SIGINT received again: skipping the rest of the drain, then closing the database';
+
+/** The context Nest writes beside a line: the name a class gave its Logger. */
+const contextOf = (logger: Logger): unknown =>
+  (logger as unknown as { context?: string }).context;
 
 describe('handleStopSignals', () => {
   let release: () => void;
   const stop = vi.fn();
   const hurry = vi.fn();
+  /** What it logged, by level, all as 'Signals'. */
+  let logged: [string, unknown][];
+  let contexts: Set<unknown>;
 
   beforeEach(() => {
+    logged = [];
+    contexts = new Set();
+    for (const level of ['log', 'warn'] as const)
+      vi.spyOn(Logger.prototype, level).mockImplementation(function (
+        this: Logger,
+        message: unknown,
+      ) {
+        logged.push([level, message]);
+        contexts.add(contextOf(this));
+      });
     vi.useFakeTimers({ toFake: ['Date'] });
     stop.mockReset();
     hurry.mockReset();
@@ -14,6 +37,7 @@ describe('handleStopSignals', () => {
   afterEach(() => {
     release();
     vi.useRealTimers();
+    vi.restoreAllMocks();
   });
 
   it('stops on the first signal only: a repeated SIGTERM changes nothing', () => {
@@ -23,6 +47,10 @@ describe('handleStopSignals', () => {
     process.emit('SIGTERM', 'SIGTERM');
     expect(stop.mock.calls).toEqual([['SIGTERM']]);
     expect(hurry).not.toHaveBeenCalled();
+    expect(logged).toEqual([
+      ['log', AGAIN('SIGTERM')],
+      ['log', AGAIN('SIGTERM')],
+    ]);
   });
 
   it('counts copies of one Ctrl+C as one, and a later press as a request to hurry', () => {
@@ -32,10 +60,20 @@ describe('handleStopSignals', () => {
     expect(stop.mock.calls).toEqual([['SIGINT']]);
     expect(hurry).not.toHaveBeenCalled();
 
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(999);
+    process.emit('SIGINT', 'SIGINT');
+    expect(hurry).not.toHaveBeenCalled();
+
+    vi.advanceTimersByTime(1);
     process.emit('SIGINT', 'SIGINT');
     expect(hurry).toHaveBeenCalledTimes(1);
     expect(stop).toHaveBeenCalledTimes(1);
+    expect(logged).toEqual([
+      ['log', AGAIN('SIGINT')],
+      ['log', AGAIN('SIGINT')],
+      ['log', AGAIN('SIGINT')],
+      ['warn', HURRYING],
+    ]);
   });
 
   it('hurries on a SIGINT after a SIGTERM, never on a SIGTERM after a SIGINT', () => {
@@ -45,5 +83,17 @@ describe('handleStopSignals', () => {
     expect(hurry).not.toHaveBeenCalled();
     process.emit('SIGINT', 'SIGINT');
     expect(hurry).toHaveBeenCalledTimes(1);
+    expect(logged).toEqual([
+      ['log', AGAIN('SIGTERM')],
+      ['warn', HURRYING],
+    ]);
+    expect([...contexts]).toEqual(['Signals']);
+  });
+
+  it('hears neither signal once released', () => {
+    release();
+    process.emit('SIGTERM', 'SIGTERM');
+    process.emit('SIGINT', 'SIGINT');
+    expect(stop).not.toHaveBeenCalled();
   });
 });

@@ -99,6 +99,29 @@ describe('RequestLog: one line per request once it is answered or abandoned, and
     ).toEqual([['warn', 'request errored', 'unmatched']]);
   });
 
+  it('writes a 500 as an error, and its time from arrival to answer in milliseconds', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const arrival = Date.now();
+      answer = (_request, response) => {
+        vi.setSystemTime(arrival + 42);
+        response.statusCode = 500;
+        response.end();
+      };
+      await fetch(`${url}/broken`);
+      await eventually('the line', () => (lines.length > 0 ? true : undefined));
+      expect(
+        lines.map(({ level, message, fields }) => [
+          level,
+          message,
+          fields.responseTime,
+        ]),
+      ).toEqual([['error', 'request errored', 42]]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('writes the line of a request its client abandoned, when the connection closes', async () => {
     let arrived = false;
     answer = () => {
