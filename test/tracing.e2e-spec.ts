@@ -74,6 +74,22 @@ describe('tracing the built service by configuration (OTEL_* variables)', () => 
     const { spans } = receiver;
     const batches = spans.filter((span) => span.name === 'plants.insert_batch');
     expect(batches.length).toBeGreaterThan(0);
+    // In the creates' and the batches' traces, the request's spans, the package's and
+    // statements: taking a pooled connection is none.
+    const traces = new Set([
+      ...creates.map(({ traceId }) => traceId),
+      ...batches.map(({ traceId }) => traceId),
+    ]);
+    expect(
+      spans.filter(
+        (span) =>
+          traces.has(span.traceId) &&
+          !['POST /plants', 'plants.create', 'plants.insert_batch'].includes(
+            span.name,
+          ) &&
+          statementOf(span) === '',
+      ),
+    ).toEqual([]);
     const servedBy = new Map<string, ReceivedSpan>();
     for (const batch of batches) {
       // Every create a batch served is linked: as many links as rows.

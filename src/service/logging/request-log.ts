@@ -7,6 +7,7 @@ import {
   requestIdOf,
   routeLabel,
 } from '../../lib/index.js';
+import { inActiveSpan } from '../tracing/log-trace-ids.js';
 
 const { nodeRequestOf } = forTheService;
 
@@ -47,8 +48,12 @@ export class RequestLog {
     const response = 'raw' in reply ? reply.raw : reply;
     const started = Date.now();
     // 'close' follows 'finish' on every answer, and comes alone when the client went first.
-    // It comes once: `on` spares the wrapper `once` allocates per request.
-    response.on('close', () => this.write(request, response, started));
+    // It comes once: `on` spares the wrapper `once` allocates per request. Alone, it comes
+    // outside the request's trace; bound to it, its line still carries the trace's ids.
+    response.on(
+      'close',
+      inActiveSpan(() => this.write(request, response, started)),
+    );
   }
 
   private write(

@@ -1,6 +1,6 @@
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { traceIdsOfActiveSpan } from './log-trace-ids.js';
+import { inActiveSpan, traceIdsOfActiveSpan } from './log-trace-ids.js';
 
 describe("traceIdsOfActiveSpan: a log line's trace ids, as OpenTelemetry's log model names them", () => {
   beforeAll(() => {
@@ -40,5 +40,20 @@ describe("traceIdsOfActiveSpan: a log line's trace ids, as OpenTelemetry's log m
     expect(traceIdsOfActiveSpan()).not.toBe(traceIdsOfActiveSpan());
     const first = inSpan(1, traceIdsOfActiveSpan);
     expect(inSpan(1, traceIdsOfActiveSpan)).not.toBe(first);
+  });
+
+  it("runs a listener made in a span in that span's context, wherever it is called from", async () => {
+    const listener = () => traceIdsOfActiveSpan().trace_id;
+    const bound = inSpan(1, () => inActiveSpan(listener));
+    expect(bound).not.toBe(listener);
+    // As an event does: later, and from no span.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(bound()).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(listener()).toBeUndefined();
+  });
+
+  it('leaves a listener made outside a span as it is: no wrapper for a request not sampled', () => {
+    const listener = () => undefined;
+    expect(inActiveSpan(listener)).toBe(listener);
   });
 });

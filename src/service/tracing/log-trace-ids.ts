@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 
 /** pino's mixin: a line inside a span carries its ids, as OpenTelemetry's log model names them; a new object each time. */
 export function traceIdsOfActiveSpan(): Record<string, string> {
@@ -10,4 +10,14 @@ export function traceIdsOfActiveSpan(): Record<string, string> {
     span_id: spanId,
     trace_flags: traceFlags.toString(16).padStart(2, '0'),
   };
+}
+
+/** `listener`, run in the active span's context when there is one: a line it writes then carries the span's ids. */
+export function inActiveSpan<A extends unknown[]>(
+  listener: (...args: A) => void,
+): (...args: A) => void {
+  const active = context.active();
+  return trace.getSpan(active) === undefined
+    ? listener
+    : context.bind(active, listener);
 }

@@ -92,7 +92,6 @@ export function traceIncomingRequests(tracer: Tracer): () => void {
     if (!span.isRecording()) return emit.call(this, event, ...args);
     describeRequest(span, request);
     const active = trace.setSpan(parent, span);
-    context.bind(active, response);
     response.once('close', () => answered(span, request, response));
     return context.with(active, () => emit.call(this, event, ...args));
   };

@@ -91,10 +91,16 @@ export function startTracingSdk(
   });
   trace.setGlobalTracerProvider(provider);
   traceIncomingRequests(provider.getTracer('plant-store-service'));
-  // Queries traced only inside a recorded span: a create's read, a batch's INSERT.
+  // Queries traced only inside a recorded span: a create's read, a batch's INSERT. Taking a
+  // pooled connection is no statement: no span.
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
+    instrumentations: [
+      new PgInstrumentation({
+        requireParentSpan: true,
+        ignoreConnectSpans: true,
+      }),
+    ],
   });
   return () => provider.shutdown();
 }
