@@ -181,6 +181,20 @@ describe('validateEnvironment', () => {
     );
   });
 
+  it("lists the service's invalid variables first, then OpenTelemetry's, in one sentence", () => {
+    expect(() =>
+      validateEnvironment({
+        PORT: 'x',
+        LOG_LEVEL: 'y',
+        OTEL_TRACES_SAMPLER_ARG: '2',
+      }),
+    ).toThrow(
+      new ConfigurationError(
+        'Invalid configuration: PORT must be an integer from 0 to 65535; LOG_LEVEL must be one of fatal, error, warn, log, debug, verbose; OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1.',
+      ),
+    );
+  });
+
   describe('the former names (deprecated, still read)', () => {
     it.each([
       [

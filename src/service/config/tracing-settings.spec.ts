@@ -150,3 +150,22 @@ describe("readTracingSettings: OpenTelemetry's variables", () => {
     ).toBe('console');
   });
 });
+
+describe('readTracingSettings: what turns tracing on', () => {
+  it('turns on with a traces endpoint alone, taken as is', () => {
+    expect(
+      readTracingSettings({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector:4318/v1/spans',
+      }),
+    ).toEqual({
+      settings: {
+        serviceName: 'plant-store',
+        exporter: 'otlp',
+        protocol: 'http/protobuf',
+        endpoint: 'https://collector:4318/v1/spans',
+        sampler: 'parentbased_always_on',
+        samplerRatio: 1,
+      },
+    });
+  });
+});

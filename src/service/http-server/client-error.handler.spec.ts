@@ -1,7 +1,17 @@
-import type { Socket } from 'node:net';
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import {
+  type AddressInfo,
+  connect,
+  createServer,
+  type Server,
+  type Socket,
+} from 'node:net';
+import { PassThrough } from 'node:stream';
 import { useListening } from '../../../test/support/node-server.js';
 import { parseResponse } from '../../../test/support/raw-http.js';
 import { answerClientError } from './client-error.handler.js';
+import { lingerAfterEarlyAnswer, lingeringClose } from './lingering-close.js';
 
 describe('answerClientError: what Node’s parser refuses', () => {
   const door = useListening(
@@ -42,5 +52,51 @@ describe('answerClientError: what Node’s parser refuses', () => {
     );
     expect(socket.destroy).toHaveBeenCalledOnce();
     expect(socket.write).not.toHaveBeenCalled();
+  });
+});
+
+describe('answerClientError on a connection that closes by a lingering close', () => {
+  let server: Server;
+  const sockets: Socket[] = [];
+  beforeEach(async () => {
+    server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+  });
+  afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.destroy();
+    server.close();
+    await once(server, 'close');
+  });
+
+  /** The server's side of a new connection. */
+  async function served(): Promise<Socket> {
+    const accepted = once(server, 'connection') as Promise<[Socket]>;
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    client.on('error', () => undefined);
+    const [[socket]] = await Promise.all([accepted, once(client, 'connect')]);
+    sockets.push(socket, client);
+    return socket;
+  }
+
+  const timeout = Object.assign(new Error('request timeout'), {
+    code: 'ERR_HTTP_REQUEST_TIMEOUT',
+  });
+
+  it('writes nothing after an early answer, whose close lingers within its bounds', async () => {
+    const socket = await served();
+    const request = Object.assign(new PassThrough(), { socket });
+    lingerAfterEarlyAnswer(request as unknown as IncomingMessage);
+    const write = vi.spyOn(socket, 'write');
+    answerClientError(timeout, socket);
+    expect(write).not.toHaveBeenCalled();
+    expect(socket.destroyed).toBe(false);
+  });
+
+  it('leaves a lingering close to run its course', async () => {
+    const socket = await served();
+    lingeringClose(socket, socket);
+    answerClientError(timeout, socket);
+    expect(socket.destroyed).toBe(false);
   });
 });

@@ -43,6 +43,15 @@ describe('capConnections', () => {
     expect(status).toBe(200);
   });
 
+  it("takes over Node's connection listener: connections reach Node only through the cap", () => {
+    const server = createServer();
+    const [node] = server.listeners('connection');
+    capConnections(server, 1);
+    const listeners = server.listeners('connection');
+    expect(listeners).toHaveLength(1);
+    expect(listeners).not.toContain(node);
+  });
+
   it('leaves a server alone with a cap of 0', () => {
     const server = createServer();
     const listeners = server.listeners('connection');

@@ -5,6 +5,7 @@ import { eventually } from '../../../test/support/poll.js';
 import {
   isWholeResponse,
   parseResponse,
+  RawConnection,
 } from '../../../test/support/raw-http.js';
 import { earlyAnswerRule } from './early-answer.js';
 
@@ -107,6 +108,116 @@ describe('earlyAnswerRule: an answer sent before its body arrived', () => {
       expect(bytesRead).toBeGreaterThanOrEqual(Buffer.byteLength(body));
     },
   );
+
+  it('lingers on the close of a small body the client sends only after the answer, when the connection closes after it', async () => {
+    const { socket, received } = await client();
+    // Still sending after the server's FIN, as a client uploading does.
+    socket.allowHalfOpen = true;
+    socket.write(head(`Content-Length: ${SMALL}\r\nConnection: close\r\n`));
+    await until(() => isWholeResponse(received()));
+    expect(parseResponse(received()).headers.connection).toBe('close');
+    // Sent after the answer: read, not met with a reset.
+    socket.write('x'.repeat(SMALL));
+    const { bytesRead } = await serverSides[0];
+    expect(bytesRead).toBe(
+      Buffer.byteLength(
+        head(`Content-Length: ${SMALL}\r\nConnection: close\r\n`),
+      ) + SMALL,
+    );
+  });
+});
+
+describe('earlyAnswerRule: an answer sent after 100 Continue, before the body', () => {
+  let server: Server;
+  let port: number;
+
+  beforeEach(async () => {
+    const rule = earlyAnswerRule(SMALL);
+    server = createServer();
+    server.on('checkContinue', (request, response) => {
+      response.writeContinue();
+      rule(request, response);
+      response.writeHead(413, { 'Content-Length': '2' });
+      response.end('no');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as { port: number }).port;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  it('closes the connection of a small body that waited for 100 Continue, though it was sent', async () => {
+    const connection = await RawConnection.open(port);
+    try {
+      connection.write(
+        'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n',
+      );
+      const text = await connection.until((received) =>
+        isWholeResponse(
+          received.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''),
+        ),
+      );
+      expect(text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
+      const answer = parseResponse(
+        text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length),
+      );
+      expect([answer.status, answer.headers.connection]).toEqual([
+        413,
+        'close',
+      ]);
+    } finally {
+      connection.socket.destroy();
+    }
+  });
+});
+
+describe('earlyAnswerRule: an answer sent once its body has arrived', () => {
+  let server: Server;
+  let port: number;
+
+  beforeEach(async () => {
+    const rule = earlyAnswerRule(SMALL);
+    // Every request is answered once its whole body was read.
+    server = createServer((request, response) => {
+      rule(request, response);
+      request.resume();
+      request.once('end', () => {
+        response.writeHead(201, { 'Content-Length': '2' });
+        response.end('ok');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as { port: number }).port;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  it('keeps the connection of a large body read to its end', async () => {
+    const connection = await RawConnection.open(port);
+    try {
+      const body = 'x'.repeat(BIG);
+      const first = await connection.ask(
+        `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${BIG}\r\n\r\n${body}`,
+      );
+      expect([first.status, first.headers.connection]).toEqual([
+        201,
+        'keep-alive',
+      ]);
+      expect(connection.socket.destroyed).toBe(false);
+    } finally {
+      connection.socket.destroy();
+    }
+  });
 });
 
 function until(condition: () => boolean): Promise<true> {

@@ -1,0 +1,92 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NestApplicationOptions } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import type { ServerSettings } from './service-server.js';
+import { TimedFastifyAdapter } from './timed-fastify.adapter.js';
+
+const SETTINGS: ServerSettings = {
+  HTTP_HEADERS_TIMEOUT_MS: 1_111,
+  HTTP_REQUEST_TIMEOUT_MS: 2_222,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: 3_333,
+  HTTP_LISTEN_BACKLOG: 44,
+};
+
+describe('TimedFastifyAdapter', () => {
+  let adapter: TimedFastifyAdapter;
+  beforeEach(() => {
+    adapter = new TimedFastifyAdapter(SETTINGS);
+  });
+  afterEach(() => adapter.close());
+
+  const fastify = (): FastifyInstance => adapter.getInstance<FastifyInstance>();
+
+  /** Starts with `options` and listens on a free loopback port, the front door being Fastify's handler alone; the base URL. */
+  async function listen(options: NestApplicationOptions = {}): Promise<string> {
+    adapter.initHttpServer(options);
+    const server = adapter.getHttpServer() as Server;
+    server.on('request', adapter.requestListener);
+    await new Promise<void>((resolve) => {
+      adapter.listen(0, '127.0.0.1', resolve);
+    });
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it("runs Fastify on the service's server, with its timeouts and no listener of Fastify's", () => {
+    adapter.initHttpServer({});
+    const server = adapter.getHttpServer() as Server;
+    expect(server).toBe(fastify().server);
+    expect({
+      headersTimeout: server.headersTimeout,
+      requestTimeout: server.requestTimeout,
+      keepAliveTimeout: server.keepAliveTimeout,
+      requestListeners: server.listenerCount('request'),
+    }).toEqual({
+      headersTimeout: 1_111,
+      requestTimeout: 2_222,
+      keepAliveTimeout: 3_333,
+      requestListeners: 0,
+    });
+    expect(adapter.requestListener).toBeTypeOf('function');
+  });
+
+  it("keeps FastifyAdapter's own options: return503OnClosing answers 503 once the application closes", async () => {
+    fastify().get('/plants', () => 'plants');
+    const url = await listen({ return503OnClosing: true });
+    expect((await fetch(`${url}/plants`)).status).toBe(200);
+    adapter.beforeClose();
+    expect((await fetch(`${url}/plants`)).status).toBe(503);
+  });
+
+  it('refuses to start with HTTPS', () => {
+    expect(() => adapter.initHttpServer({ httpsOptions: {} })).toThrow(
+      'HTTPS is terminated in front of this service, not by it.',
+    );
+  });
+
+  it('listens with the accept queue of its settings, on the host given, and calls back once listening', async () => {
+    adapter.initHttpServer({});
+    const server = adapter.getHttpServer() as Server;
+    const listen = vi.spyOn(server, 'listen');
+    let returned: unknown;
+    await new Promise<void>((resolve) => {
+      returned = adapter.listen('0', '127.0.0.1', resolve);
+    });
+    expect(returned).toBe(server);
+    // Fastify hands its own callback in the options.
+    expect(listen).toHaveBeenCalledWith(
+      expect.objectContaining({ port: 0, host: '127.0.0.1', backlog: 44 }),
+    );
+    expect(server.listening).toBe(true);
+    expect((server.address() as AddressInfo).address).toBe('127.0.0.1');
+  });
+
+  it('answers through the handler Fastify gave the server, routing as Express does: any case, a trailing slash or none', async () => {
+    fastify().get('/plants/Today', () => 'today');
+    const url = await listen();
+    const answers = [];
+    for (const path of ['/plants/Today', '/PLANTS/today', '/plants/today/'])
+      answers.push(await (await fetch(url + path)).text());
+    expect(answers).toEqual(['today', 'today', 'today']);
+  });
+});
