@@ -11,6 +11,23 @@ const contextOf = (logger: Logger): unknown =>
   (logger as unknown as { context?: string }).context;
 
 describe('handleStopSignals', () => {
+  // The unit specs share a process: a library an earlier spec loaded may listen to these
+  // signals too (signal-exit, through testcontainers' lock file, re-sends a signal it thinks
+  // it is the last to hear, which ends the process). This spec owns them while it emits them.
+  const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+  let others: Map<string, NodeJS.SignalsListener[]>;
+  beforeAll(() => {
+    others = new Map(
+      SIGNALS.map((signal) => [signal, process.listeners(signal)]),
+    );
+    for (const signal of SIGNALS) process.removeAllListeners(signal);
+  });
+  afterAll(() => {
+    for (const signal of SIGNALS)
+      for (const listener of others.get(signal) ?? [])
+        process.on(signal, listener);
+  });
+
   let release: () => void;
   const stop = vi.fn();
   const hurry = vi.fn();
