@@ -1,5 +1,6 @@
 // What every scenario (bench/scenarios/) starts with: its command line and its log.
 import { parseArgs } from 'node:util';
+import { machineDescription } from './machine.mjs';
 
 /**
  * The command line: `numbers` are the options that take a number (name: default, or
@@ -41,4 +42,21 @@ export function commandLine({
 /** Writes a scenario's progress to stderr, each line marked with its name: `[check] ...`. */
 export function logger(name) {
   return (message) => process.stderr.write(`[${name}] ${message}\n`);
+}
+
+/** Prints a scenario's record as JSON: the machine, when it ran, its command, then `figures`. */
+export function printRecord(started, figures) {
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        machine: machineDescription(),
+        started,
+        finished: new Date().toISOString(),
+        command: process.argv.slice(1).join(' '),
+        ...figures,
+      },
+      null,
+      2,
+    )}\n`,
+  );
 }

@@ -18,8 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort } from '../../test-kit/free-port.mjs';
-import { commandLine, logger } from '../lib/cli.mjs';
-import { machineDescription } from '../lib/machine.mjs';
+import { commandLine, logger, printRecord } from '../lib/cli.mjs';
 import { ROOT, SERVICE_MAIN } from '../lib/paths.mjs';
 import { median } from '../lib/stats.mjs';
 import { startOtlpSink, tracingSettings } from '../lib/tracing-cost.mjs';
@@ -178,26 +177,16 @@ try {
   await rm(folder, { recursive: true, force: true });
 }
 const off = perCreate.off;
-process.stdout.write(
-  `${JSON.stringify(
-    {
-      machine: machineDescription(),
-      started,
-      finished: new Date().toISOString(),
-      command: process.argv.slice(1).join(' '),
-      instructionsPerCreate: Object.fromEntries(
-        Object.entries(perCreate).map(([name, value]) => [
-          name,
-          {
-            value: Math.round(value),
-            windows: windows[name],
-            ratioToOff:
-              off === undefined ? undefined : Number((value / off).toFixed(3)),
-          },
-        ]),
-      ),
-    },
-    null,
-    2,
-  )}\n`,
-);
+printRecord(started, {
+  instructionsPerCreate: Object.fromEntries(
+    Object.entries(perCreate).map(([name, value]) => [
+      name,
+      {
+        value: Math.round(value),
+        windows: windows[name],
+        ratioToOff:
+          off === undefined ? undefined : Number((value / off).toFixed(3)),
+      },
+    ]),
+  ),
+});

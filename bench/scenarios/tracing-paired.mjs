@@ -17,13 +17,12 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { pinProcessTree } from '../../test-kit/process-tree.mjs';
-import { commandLine, logger } from '../lib/cli.mjs';
+import { commandLine, logger, printRecord } from '../lib/cli.mjs';
 import {
   closedLoop,
   freshLoadOn,
   measuredClosedLoop,
 } from '../lib/closed-loop.mjs';
-import { machineDescription } from '../lib/machine.mjs';
 import { ROOT } from '../lib/paths.mjs';
 import { median } from '../lib/stats.mjs';
 import { startOtlpSink, tracingSettings } from '../lib/tracing-cost.mjs';
@@ -125,19 +124,9 @@ try {
 } finally {
   await sink.close();
 }
-process.stdout.write(
-  `${JSON.stringify(
-    {
-      machine: machineDescription(),
-      started,
-      finished: new Date().toISOString(),
-      command: process.argv.slice(1).join(' '),
-      a: names.a,
-      b: names.b,
-      rounds,
-      medianRatio: median(rounds.map(({ ratio }) => ratio)),
-    },
-    null,
-    2,
-  )}\n`,
-);
+printRecord(started, {
+  a: names.a,
+  b: names.b,
+  rounds,
+  medianRatio: median(rounds.map(({ ratio }) => ratio)),
+});

@@ -3,6 +3,7 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { embeddedDatabaseUrl } from '../../src/service/database/embedded-database-url.js';
 import {
   CLUSTER_FOLDER,
@@ -67,4 +68,39 @@ export async function startPlainPostgres(): Promise<PlainPostgres> {
       await rm(folder, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A plain PostgreSQL for the whole spec file: started before its first test, stopped after its
+ * last. Read `server()` inside a test or hook.
+ */
+export function usePlainPostgres(): () => PlainPostgres {
+  let postgres: PlainPostgres | undefined;
+  beforeAll(async () => {
+    postgres = await startPlainPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await postgres?.stop();
+  }, 60_000);
+  return () => {
+    if (postgres === undefined) throw new Error('no plain PostgreSQL yet');
+    return postgres;
+  };
+}
+
+/** A new, empty database `name` on `postgres`; its URL. */
+export async function newDatabase(
+  postgres: PlainPostgres,
+  name: string,
+): Promise<string> {
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const address = new URL(postgres.url);
+  address.pathname = `/${name}`;
+  return address.toString();
 }

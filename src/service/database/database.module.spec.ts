@@ -3,8 +3,8 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import {
-  type PlainPostgres,
-  startPlainPostgres,
+  newDatabase,
+  usePlainPostgres,
 } from '../../../test/support/plain-postgres.js';
 import { PLANT_STORE_MIGRATIONS } from '../../lib/index.js';
 import { AppConfigModule } from '../config/config.module.js';
@@ -17,7 +17,7 @@ import {
 import { DatabaseStartup } from './database-startup.js';
 
 describe('databaseConnection and DatabaseModule: TypeORM over DATABASE_URL', () => {
-  let postgres: PlainPostgres;
+  const server = usePlainPostgres();
   let databases = 0;
   let url: string;
   let moduleRef: TestingModule | undefined;
@@ -57,24 +57,9 @@ describe('databaseConnection and DatabaseModule: TypeORM over DATABASE_URL', () 
       getDataSourceToken(),
     );
 
-  beforeAll(async () => {
-    postgres = await startPlainPostgres();
-  }, 120_000);
-
-  afterAll(async () => {
-    await postgres.stop();
-  }, 60_000);
-
   beforeEach(async () => {
     databases += 1;
-    const name = `connection_${databases}`;
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const address = new URL(postgres.url);
-    address.pathname = `/${name}`;
-    url = address.toString();
+    url = await newDatabase(server(), `connection_${databases}`);
   });
 
   afterEach(async () => {

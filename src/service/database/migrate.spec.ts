@@ -1,10 +1,7 @@
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { eventually } from '../../../test/support/poll.js';
-import {
-  type PlainPostgres,
-  startPlainPostgres,
-} from '../../../test/support/plain-postgres.js';
+import { usePlainPostgres } from '../../../test/support/plain-postgres.js';
 import { validateEnvironment } from '../config/environment.js';
 
 /** Nest's levels before a test set others. */
@@ -35,17 +32,9 @@ const runScript = () => {
 };
 
 describe('migrate: `npm run migration:run`', () => {
-  let postgres: PlainPostgres;
+  const server = usePlainPostgres();
   let logged: [string, unknown, unknown][];
   let exit: ReturnType<typeof vi.fn>;
-
-  beforeAll(async () => {
-    postgres = await startPlainPostgres();
-  }, 120_000);
-
-  afterAll(async () => {
-    await postgres.stop();
-  }, 60_000);
 
   beforeEach(() => {
     logged = [];
@@ -69,7 +58,7 @@ describe('migrate: `npm run migration:run`', () => {
   });
 
   it('migrates DATABASE_URL at once, says so, and leaves the process to end', async () => {
-    vi.stubEnv('DATABASE_URL', postgres.url);
+    vi.stubEnv('DATABASE_URL', server().url);
     await runScript();
     await eventually('the script done', () =>
       logged.some(([, message]) => message === 'The schema is up to date.')
@@ -83,7 +72,7 @@ describe('migrate: `npm run migration:run`', () => {
     ]);
     expect(logged.filter(([level]) => level === 'error')).toEqual([]);
     expect(exit).not.toHaveBeenCalled();
-    const client = new pg.Client({ connectionString: postgres.url });
+    const client = new pg.Client({ connectionString: server().url });
     await client.connect();
     try {
       const { rows } = await client.query<{ n: number }>(
@@ -107,7 +96,7 @@ describe('migrate: `npm run migration:run`', () => {
   }, 60_000);
 
   it('logs what stopped it and exits with 1', async () => {
-    vi.stubEnv('DATABASE_URL', postgres.url);
+    vi.stubEnv('DATABASE_URL', server().url);
     vi.stubEnv('DATABASE_POOL_SIZE', 'many');
     const expected = (() => {
       try {

@@ -3,8 +3,8 @@ import pg from 'pg';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { eventually } from '../../../test/support/poll.js';
 import {
-  type PlainPostgres,
-  startPlainPostgres,
+  newDatabase,
+  usePlainPostgres,
 } from '../../../test/support/plain-postgres.js';
 import { PLANT_STORE_MIGRATIONS } from '../../lib/index.js';
 import { dataSourceOptions } from './data-source-options.js';
@@ -42,7 +42,7 @@ class RecordSettings1700000000003 implements MigrationInterface {
 }
 
 describe('runMigrations: the schema brought up to date under an advisory lock', () => {
-  let postgres: PlainPostgres;
+  const server = usePlainPostgres();
   let databases = 0;
   let url: string;
   let logged: unknown[];
@@ -73,24 +73,9 @@ describe('runMigrations: the schema brought up to date under an advisory lock', 
       )
     )[0] as { n: number };
 
-  beforeAll(async () => {
-    postgres = await startPlainPostgres();
-  }, 120_000);
-
-  afterAll(async () => {
-    await postgres.stop();
-  }, 60_000);
-
   beforeEach(async () => {
     databases += 1;
-    const name = `migrations_${databases}`;
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const address = new URL(postgres.url);
-    address.pathname = `/${name}`;
-    url = address.toString();
+    url = await newDatabase(server(), `migrations_${databases}`);
     other = new pg.Client({ connectionString: url });
     await other.connect();
     logged = [];

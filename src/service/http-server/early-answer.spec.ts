@@ -1,6 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
+import {
+  type ListeningServer,
+  listening,
+} from '../../../test/support/node-server.js';
 import { eventually } from '../../../test/support/poll.js';
 import {
   isWholeResponse,
@@ -128,28 +132,24 @@ describe('earlyAnswerRule: an answer sent before its body arrived', () => {
 });
 
 describe('earlyAnswerRule: an answer sent after 100 Continue, before the body', () => {
-  let server: Server;
+  let served: ListeningServer;
   let port: number;
 
   beforeEach(async () => {
     const rule = earlyAnswerRule(SMALL);
-    server = createServer();
-    server.on('checkContinue', (request, response) => {
-      response.writeContinue();
-      rule(request, response);
-      response.writeHead(413, { 'Content-Length': '2' });
-      response.end('no');
+    served = await listening(undefined, {
+      prepare: (server) =>
+        server.on('checkContinue', (request, response) => {
+          response.writeContinue();
+          rule(request, response);
+          response.writeHead(413, { 'Content-Length': '2' });
+          response.end('no');
+        }),
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as { port: number }).port;
+    port = served.port;
   });
 
-  afterEach(async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-  });
+  afterEach(() => served.close());
 
   it('closes the connection of a small body that waited for 100 Continue, though it was sent', async () => {
     const connection = await RawConnection.open(port);
@@ -177,13 +177,13 @@ describe('earlyAnswerRule: an answer sent after 100 Continue, before the body', 
 });
 
 describe('earlyAnswerRule: an answer sent once its body has arrived', () => {
-  let server: Server;
+  let served: ListeningServer;
   let port: number;
 
   beforeEach(async () => {
     const rule = earlyAnswerRule(SMALL);
     // Every request is answered once its whole body was read.
-    server = createServer((request, response) => {
+    served = await listening((request, response) => {
       rule(request, response);
       request.resume();
       request.once('end', () => {
@@ -191,16 +191,10 @@ describe('earlyAnswerRule: an answer sent once its body has arrived', () => {
         response.end('ok');
       });
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as { port: number }).port;
+    port = served.port;
   });
 
-  afterEach(async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-  });
+  afterEach(() => served.close());
 
   it('keeps the connection of a large body read to its end', async () => {
     const connection = await RawConnection.open(port);

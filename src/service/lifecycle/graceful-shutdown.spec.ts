@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Logger } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { useListening } from '../../../test/support/node-server.js';
 import { eventually } from '../../../test/support/poll.js';
@@ -10,12 +9,9 @@ import {
 } from '../../../test/support/raw-http.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { ShutdownState } from './shutdown-state.js';
+import { captureNestLogs } from '../../../test/support/nest-logs.js';
 
 const GET = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
-
-/** The context Nest writes beside a line: the name a class gave its Logger. */
-const contextOf = (logger: Logger): unknown =>
-  (logger as unknown as { context?: string }).context;
 
 describe('GracefulShutdown', () => {
   let state: ShutdownState;
@@ -36,16 +32,7 @@ describe('GracefulShutdown', () => {
 
   beforeEach(() => {
     held = [];
-    logged = [];
-    contexts = new Set();
-    for (const level of ['log', 'warn'] as const)
-      vi.spyOn(Logger.prototype, level).mockImplementation(function (
-        this: Logger,
-        message: unknown,
-      ) {
-        logged.push([level, message]);
-        contexts.add(contextOf(this));
-      });
+    ({ logged, contexts } = captureNestLogs(['log', 'warn']));
     state = new ShutdownState();
     const adapterHost = {
       httpAdapter: { getHttpServer: () => door.server },

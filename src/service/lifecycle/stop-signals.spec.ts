@@ -1,14 +1,10 @@
-import { Logger } from '@nestjs/common';
 import { handleStopSignals } from './stop-signals.js';
+import { captureNestLogs } from '../../../test/support/nest-logs.js';
 
 const AGAIN = (signal: string) =>
   `${signal} received again: already stopping, carrying on`;
 const HURRYING =
   'SIGINT received again: skipping the rest of the drain, then closing the database';
-
-/** The context Nest writes beside a line: the name a class gave its Logger. */
-const contextOf = (logger: Logger): unknown =>
-  (logger as unknown as { context?: string }).context;
 
 describe('handleStopSignals', () => {
   // The unit specs share a process: a library an earlier spec loaded may listen to these
@@ -36,16 +32,7 @@ describe('handleStopSignals', () => {
   let contexts: Set<unknown>;
 
   beforeEach(() => {
-    logged = [];
-    contexts = new Set();
-    for (const level of ['log', 'warn'] as const)
-      vi.spyOn(Logger.prototype, level).mockImplementation(function (
-        this: Logger,
-        message: unknown,
-      ) {
-        logged.push([level, message]);
-        contexts.add(contextOf(this));
-      });
+    ({ logged, contexts } = captureNestLogs(['log', 'warn']));
     vi.useFakeTimers({ toFake: ['Date'] });
     stop.mockReset();
     hurry.mockReset();
