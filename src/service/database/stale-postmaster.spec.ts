@@ -104,7 +104,7 @@ describe('stopStalePostmaster: a postmaster whose starter is gone is stopped, an
       process.execPath,
       [
         '-e',
-        "process.on('SIGINT', () => console.log('SIGINT')); console.log('ready'); setInterval(() => {}, 1000)",
+        "process.on('SIGINT', () => process.stdout.write('SIGINT\\n')); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)",
         'postgres',
       ],
       { stdio: ['ignore', 'pipe', 'ignore'] },

@@ -5,15 +5,12 @@ import type {
   ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ServerSettings } from './service-server.js';
+import {
+  SETTINGS,
+  SETTINGS_TIMEOUTS,
+  timeoutsOf,
+} from '../../../test/support/timed-server.js';
 import { TimedExpressAdapter } from './timed-express.adapter.js';
-
-const SETTINGS: ServerSettings = {
-  HTTP_HEADERS_TIMEOUT_MS: 1_111,
-  HTTP_REQUEST_TIMEOUT_MS: 2_222,
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: 3_333,
-  HTTP_LISTEN_BACKLOG: 44,
-};
 
 type Handler = (
   request: IncomingMessage,
@@ -46,17 +43,7 @@ describe('TimedExpressAdapter', () => {
   it("serves on the service's server, with its timeouts and no listener of its own", () => {
     adapter.initHttpServer({});
     const server = adapter.getHttpServer() as Server;
-    expect({
-      headersTimeout: server.headersTimeout,
-      requestTimeout: server.requestTimeout,
-      keepAliveTimeout: server.keepAliveTimeout,
-      requestListeners: server.listenerCount('request'),
-    }).toEqual({
-      headersTimeout: 1_111,
-      requestTimeout: 2_222,
-      keepAliveTimeout: 3_333,
-      requestListeners: 0,
-    });
+    expect(timeoutsOf(server)).toEqual(SETTINGS_TIMEOUTS);
   });
 
   it('refuses to start with HTTPS, making no server', () => {

@@ -2,15 +2,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
-import type { ServerSettings } from './service-server.js';
+import {
+  SETTINGS,
+  SETTINGS_TIMEOUTS,
+  timeoutsOf,
+} from '../../../test/support/timed-server.js';
 import { TimedFastifyAdapter } from './timed-fastify.adapter.js';
-
-const SETTINGS: ServerSettings = {
-  HTTP_HEADERS_TIMEOUT_MS: 1_111,
-  HTTP_REQUEST_TIMEOUT_MS: 2_222,
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: 3_333,
-  HTTP_LISTEN_BACKLOG: 44,
-};
 
 describe('TimedFastifyAdapter', () => {
   let adapter: TimedFastifyAdapter;
@@ -36,17 +33,7 @@ describe('TimedFastifyAdapter', () => {
     adapter.initHttpServer({});
     const server = adapter.getHttpServer() as Server;
     expect(server).toBe(fastify().server);
-    expect({
-      headersTimeout: server.headersTimeout,
-      requestTimeout: server.requestTimeout,
-      keepAliveTimeout: server.keepAliveTimeout,
-      requestListeners: server.listenerCount('request'),
-    }).toEqual({
-      headersTimeout: 1_111,
-      requestTimeout: 2_222,
-      keepAliveTimeout: 3_333,
-      requestListeners: 0,
-    });
+    expect(timeoutsOf(server)).toEqual(SETTINGS_TIMEOUTS);
     expect(adapter.requestListener).toBeTypeOf('function');
   });
 
