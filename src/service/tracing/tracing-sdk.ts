@@ -5,8 +5,6 @@ import {
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -26,6 +24,10 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { INSERT_BATCH_SPAN } from '../../lib/plants/plants-tracer.js';
 import type { TracingSettings } from '../config/tracing-settings.js';
 import { traceIncomingRequests } from './server-spans.js';
+import {
+  otlpExportWorker,
+  WorkerSpanExporter,
+} from './worker-span-exporter.js';
 
 // A batch span links to every create it served: up to the batcher's 500 rows (the SDK's
 // default keeps 128 links).
@@ -62,9 +64,9 @@ function samplerFor({ sampler, samplerRatio }: TracingSettings): Sampler {
 
 function exporterFor({ exporter, protocol, endpoint }: TracingSettings) {
   if (exporter === 'console') return new ConsoleSpanExporter();
-  return protocol === 'http/json'
-    ? new OtlpJsonExporter({ url: endpoint })
-    : new OtlpProtobufExporter({ url: endpoint });
+  return new WorkerSpanExporter(protocol, () =>
+    otlpExportWorker({ protocol, endpoint }),
+  );
 }
 
 /** The service's SDK: W3C context, server spans, pg's instrumentation, batched export; returns the flushing stop. */
