@@ -1,23 +1,19 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { schemaQualified } from '../schema-qualified.js';
+import { sqlMigration } from './sql-migration.js';
 
-export class CreatePlants1763769600000 implements MigrationInterface {
-  name = 'CreatePlants1763769600000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    const plants = schemaQualified(queryRunner.connection, 'plants');
-    await queryRunner.query(`
+export const CreatePlants1763769600000 = sqlMigration(
+  'CreatePlants1763769600000',
+  { plants: 'plants' },
+  {
+    up: ({ plants }) => [
+      `
       CREATE TABLE ${plants} (
         id         bigint      PRIMARY KEY,
         name       text        NOT NULL,
         tag        text,
         created_at timestamptz NOT NULL DEFAULT now()
       )
-    `);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    const plants = schemaQualified(queryRunner.connection, 'plants');
-    await queryRunner.query(`DROP TABLE ${plants}`);
-  }
-}
+    `,
+    ],
+    down: ({ plants }) => [`DROP TABLE ${plants}`],
+  },
+);

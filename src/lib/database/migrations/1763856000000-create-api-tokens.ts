@@ -1,13 +1,12 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { schemaQualified } from '../schema-qualified.js';
+import { sqlMigration } from './sql-migration.js';
 
-export class CreateApiTokens1763856000000 implements MigrationInterface {
-  name = 'CreateApiTokens1763856000000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    const tokens = schemaQualified(queryRunner.connection, 'api_tokens');
+export const CreateApiTokens1763856000000 = sqlMigration(
+  'CreateApiTokens1763856000000',
+  { tokens: 'api_tokens' },
+  {
     // Only the SHA-256 of a token is stored; the token itself is shown once, at creation.
-    await queryRunner.query(`
+    up: ({ tokens }) => [
+      `
       CREATE TABLE ${tokens} (
         name       text        PRIMARY KEY,
         token_hash bytea       NOT NULL UNIQUE CHECK (octet_length(token_hash) = 32),
@@ -15,11 +14,8 @@ export class CreateApiTokens1763856000000 implements MigrationInterface {
         expires_at timestamptz,
         revoked_at timestamptz
       )
-    `);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    const tokens = schemaQualified(queryRunner.connection, 'api_tokens');
-    await queryRunner.query(`DROP TABLE ${tokens}`);
-  }
-}
+    `,
+    ],
+    down: ({ tokens }) => [`DROP TABLE ${tokens}`],
+  },
+);
