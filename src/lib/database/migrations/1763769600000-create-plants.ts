@@ -1,19 +1,12 @@
-import { sqlMigration } from './sql-migration.js';
+import { tableMigration } from './sql-migration.js';
 
-export const CreatePlants1763769600000 = sqlMigration(
+export const CreatePlants1763769600000 = tableMigration(
   'CreatePlants1763769600000',
-  { plants: 'plants' },
-  {
-    up: ({ plants }) => [
-      `
-      CREATE TABLE ${plants} (
-        id         bigint      PRIMARY KEY,
-        name       text        NOT NULL,
-        tag        text,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )
-    `,
-    ],
-    down: ({ plants }) => [`DROP TABLE ${plants}`],
-  },
+  'plants',
+  [
+    'id         bigint      PRIMARY KEY',
+    'name       text        NOT NULL',
+    'tag        text',
+    'created_at timestamptz NOT NULL DEFAULT now()',
+  ],
 );

@@ -1,18 +1,11 @@
-import { sqlMigration } from './sql-migration.js';
+import { tableMigration } from './sql-migration.js';
 
-export const CreateCommitProbe1795392000000 = sqlMigration(
+/** One row, rewritten by WriteCircuit's probe: a commit that writes WAL waits for a synchronous standby. */
+export const CreateCommitProbe1795392000000 = tableMigration(
   'CreateCommitProbe1795392000000',
-  { probe: 'commit_probe' },
-  {
-    // One row, rewritten by WriteCircuit's probe: a commit that writes WAL waits for a synchronous standby.
-    up: ({ probe }) => [
-      `
-      CREATE TABLE ${probe} (
-        id         smallint    PRIMARY KEY CHECK (id = 1),
-        checked_at timestamptz NOT NULL
-      )
-    `,
-    ],
-    down: ({ probe }) => [`DROP TABLE ${probe}`],
-  },
+  'commit_probe',
+  [
+    'id         smallint    PRIMARY KEY CHECK (id = 1)',
+    'checked_at timestamptz NOT NULL',
+  ],
 );

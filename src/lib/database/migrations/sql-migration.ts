@@ -42,3 +42,30 @@ export function sqlMigration<Key extends string>(
   Object.defineProperty(Migration, 'name', { value: name });
   return Migration;
 }
+
+/**
+ * The migration class `name` that creates `table` with `columns` (a definition each) in the
+ * DataSource's schema, and drops it on the way down.
+ */
+export function tableMigration(
+  name: string,
+  table: string,
+  columns: readonly string[],
+): new () => MigrationInterface {
+  // Laid out as the first migrations sent it: their statements are pinned (migrations.spec.ts).
+  const definitions = columns.map((column) => `        ${column}`).join(',\n');
+  return sqlMigration(
+    name,
+    { table },
+    {
+      up: (named) => [
+        `
+      CREATE TABLE ${named.table} (
+${definitions}
+      )
+    `,
+      ],
+      down: (named) => [`DROP TABLE ${named.table}`],
+    },
+  );
+}
