@@ -6,6 +6,20 @@ type Level = 'log' | 'warn' | 'error' | 'debug' | 'verbose' | 'fatal';
 export const contextOf = (logger: Logger): unknown =>
   (logger as unknown as { context?: string }).context;
 
+/** Gives `record` each line Nest's loggers write at `levels`, from now until the spies are restored. */
+function spyOnNestLogs(
+  levels: readonly Level[],
+  record: (level: Level, message: unknown, context: unknown) => void,
+): void {
+  for (const level of levels)
+    vi.spyOn(Logger.prototype, level).mockImplementation(function (
+      this: Logger,
+      message: unknown,
+    ) {
+      record(level, message, contextOf(this));
+    });
+}
+
 /**
  * What Nest's loggers write at `levels` from now until the spies are restored: each line as
  * [level, message], and the contexts it was written under.
@@ -16,13 +30,18 @@ export function captureNestLogs(levels: readonly Level[]): {
 } {
   const logged: [string, unknown][] = [];
   const contexts = new Set<unknown>();
-  for (const level of levels)
-    vi.spyOn(Logger.prototype, level).mockImplementation(function (
-      this: Logger,
-      message: unknown,
-    ) {
-      logged.push([level, message]);
-      contexts.add(contextOf(this));
-    });
+  spyOnNestLogs(levels, (level, message, context) => {
+    logged.push([level, message]);
+    contexts.add(context);
+  });
   return { logged, contexts };
+}
+
+/** The same, each line as [level, message, context]. */
+export function captureNestLines(
+  levels: readonly Level[],
+): [string, unknown, unknown][] {
+  const lines: [string, unknown, unknown][] = [];
+  spyOnNestLogs(levels, (...line) => lines.push(line));
+  return lines;
 }
