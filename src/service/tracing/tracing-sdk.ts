@@ -25,7 +25,9 @@ import { INSERT_BATCH_SPAN } from '../../lib/plants/plants-tracer.js';
 import type { TracingSettings } from '../config/tracing-settings.js';
 import { traceIncomingRequests } from './server-spans.js';
 import {
+  type ExportWorker,
   otlpExportWorker,
+  type OtlpTarget,
   WorkerSpanExporter,
 } from './worker-span-exporter.js';
 
@@ -62,16 +64,24 @@ function samplerFor({ sampler, samplerRatio }: TracingSettings): Sampler {
   }
 }
 
-function exporterFor({ exporter, protocol, endpoint }: TracingSettings) {
+function exporterFor(
+  { exporter, protocol, endpoint }: TracingSettings,
+  startExportWorker: (target: OtlpTarget) => ExportWorker,
+) {
   if (exporter === 'console') return new ConsoleSpanExporter();
   return new WorkerSpanExporter(protocol, () =>
-    otlpExportWorker({ protocol, endpoint }),
+    startExportWorker({ protocol, endpoint }),
   );
 }
 
-/** The service's SDK: W3C context, server spans, pg's instrumentation, batched export; returns the flushing stop. */
+/**
+ * The service's SDK: W3C context, server spans, pg's instrumentation, batched export; returns
+ * the flushing stop. OTLP is sent from `startExportWorker`'s worker (a spec's runs in-thread:
+ * under Vitest there is no built worker file).
+ */
 export function startTracingSdk(
   settings: TracingSettings,
+  startExportWorker: (target: OtlpTarget) => ExportWorker = otlpExportWorker,
 ): () => Promise<void> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager());
   propagation.setGlobalPropagator(
@@ -82,7 +92,7 @@ export function startTracingSdk(
       ],
     }),
   );
-  const exporter: SpanExporter = exporterFor(settings);
+  const exporter: SpanExporter = exporterFor(settings, startExportWorker);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: settings.serviceName,

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MessageChannel } from 'node:worker_threads';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import {
@@ -14,9 +13,8 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { exportWorkerInThisThread } from '../../../test/support/export-worker-in-thread.js';
 import {
-  answerSpanExports,
-  type ExportPort,
   otlpHttpSender,
   type SerializedSpanExporter,
 } from './answer-span-exports.js';
@@ -71,19 +69,6 @@ function recordingSender(
   return { sender, sent, calls };
 }
 
-/** A worker in this thread: a channel, `answerSpanExports` on its far end. */
-function workerInThisThread(sender: SerializedSpanExporter) {
-  const { port1, port2 } = new MessageChannel();
-  answerSpanExports(port2 as unknown as ExportPort, sender);
-  const worker = port1 as unknown as ExportWorker;
-  worker.terminate = () => {
-    port1.close();
-    port2.close();
-    return Promise.resolve();
-  };
-  return worker;
-}
-
 const exported = (exporter: WorkerSpanExporter, spans: ReadableSpan[]) =>
   new Promise<ExportResult>((resolve) => exporter.export(spans, resolve));
 
@@ -97,7 +82,7 @@ describe('WorkerSpanExporter: batches serialized here, sent by a worker', () => 
       const spans = await finishedSpans();
       const { sender, sent } = recordingSender();
       const exporter = new WorkerSpanExporter(protocol, () =>
-        workerInThisThread(sender),
+        exportWorkerInThisThread(sender),
       );
 
       expect(await exported(exporter, spans)).toEqual({
@@ -120,7 +105,7 @@ describe('WorkerSpanExporter: batches serialized here, sent by a worker', () => 
       new Error('collector gone'),
     );
     const exporter = new WorkerSpanExporter('http/protobuf', () =>
-      workerInThisThread(sender),
+      exportWorkerInThisThread(sender),
     );
 
     const result = await exported(exporter, spans);
