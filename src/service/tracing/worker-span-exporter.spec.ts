@@ -97,6 +97,27 @@ describe('WorkerSpanExporter: batches serialized here, sent by a worker', () => 
     },
   );
 
+  it('copies a body that is a view on a larger buffer before handing it over (a pooled Buffer cannot be transferred)', async () => {
+    const pooled = Buffer.from('a small body');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength);
+    vi.spyOn(ProtobufTraceSerializer, 'serializeRequest').mockReturnValue(
+      pooled,
+    );
+    const { sender, sent } = recordingSender();
+    const exporter = new WorkerSpanExporter('http/protobuf', () =>
+      exportWorkerInThisThread(sender),
+    );
+    try {
+      expect(await exported(exporter, await finishedSpans())).toEqual({
+        code: ExportResultCode.SUCCESS,
+      });
+      expect(Buffer.from(sent[0].body).toString()).toBe('a small body');
+    } finally {
+      vi.restoreAllMocks();
+      await exporter.shutdown();
+    }
+  });
+
   it("answers each export with the sender's result, and passes flush and shutdown on", async () => {
     const spans = await finishedSpans();
     const failure = new Error('413 from the collector');

@@ -82,8 +82,11 @@ export class WorkerSpanExporter implements SpanExporter {
       });
       return;
     }
+    // Transferred below: a view on a larger buffer (a pooled Buffer cannot be) is copied first.
+    const own =
+      body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
     this.ask(
-      { kind: 'export', spans: { body, spanCount: spans.length } },
+      { kind: 'export', spans: { body: own, spanCount: spans.length } },
       resultCallback,
     );
   }
