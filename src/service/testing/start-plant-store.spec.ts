@@ -344,7 +344,7 @@ describe(
         });
         expect(error.message).toMatch(
           new RegExp(
-            `^Plant Store did not become ready at http://127\\.0\\.0\\.1:${env.PORT} \\(`,
+            `^Plant Store did not become ready at http://127\\.0\\.0\\.1:${env.PORT} \\(timed out\\)\\. It printed:\\n`,
           ),
         );
         expect(running(services().at(-1)!.child)).toBe(false);
