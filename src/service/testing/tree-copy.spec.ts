@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
@@ -60,12 +61,16 @@ describe('copyTree: `cp -a` of a cluster', () => {
   });
 
   it('rejects a copy stopped by a signal, naming the signal', async () => {
-    const from = await tree();
-    const copy = copyTree(from, join(folder(), 'to'));
+    const from = join(folder(), 'file');
+    await writeFile(from, 'rows');
+    // Onto a FIFO no one reads: cp waits to write until it is stopped.
+    const to = join(folder(), 'fifo');
+    execFileSync('mkfifo', [to]);
+    const copy = copyTree(from, to);
     copy.child.kill('SIGKILL');
     await expect(copy.done).rejects.toHaveProperty(
       'message',
-      `cp -a ${from} ${join(folder(), 'to')} failed (SIGKILL): `,
+      `cp -a ${from} ${to} failed (SIGKILL): `,
     );
   });
 });
