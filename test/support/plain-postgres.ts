@@ -7,13 +7,11 @@ import pg from 'pg';
 import { embeddedDatabaseUrl } from '../../src/service/database/embedded-database-url.js';
 import {
   CLUSTER_FOLDER,
-  defaultCacheDir,
-  makeCacheDir,
   PASSWORD_FILE,
-  templateCluster,
 } from '../../src/service/testing/template-cluster.js';
 import { copyTree } from '../../src/service/testing/tree-copy.js';
 import { freePort } from '../../test-kit/free-port.mjs';
+import { kitTemplate } from './kit-template.js';
 
 const run = promisify(execFile);
 
@@ -31,9 +29,7 @@ export interface PlainPostgres {
  * would put that whole file's mutants in that case.
  */
 export async function startPlainPostgres(): Promise<PlainPostgres> {
-  const cacheDir = defaultCacheDir();
-  await makeCacheDir(cacheDir);
-  const template = await templateCluster(cacheDir);
+  const template = await kitTemplate();
   const folder = await mkdtemp(join(tmpdir(), 'plain-postgres-'));
   // Under root the server runs as `postgres`, which must traverse the folder.
   await chmod(folder, 0o711);

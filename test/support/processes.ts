@@ -1,3 +1,5 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { startNodeProcess } from '../../test-kit/node-process.mjs';
 import { eventually } from './poll.js';
@@ -21,6 +23,48 @@ function readProcStat(pid: number): string {
   } catch {
     return ') Z ';
   }
+}
+
+/**
+ * An idle Node process whose command line ends with `word` (`postgres` makes it a postmaster's
+ * stand-in), once it has run `setUp` (a statement: a signal handler, say).
+ */
+export async function processNaming(
+  word: string,
+  setUp = '',
+): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `${setUp}; process.stdout.write('ready'); setInterval(() => {}, 1000)`,
+      word,
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  await once(child.stdout!, 'data');
+  return child;
+}
+
+/**
+ * A Node process that has started one of its own, both idle until killed: a stand-in for a
+ * postmaster and its backend. Kill the child first (`child`), then `parent`.
+ */
+export async function parentWithChild(): Promise<{
+  parent: ChildProcess;
+  child: number;
+}> {
+  const parent = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+       process.stdout.write(c.pid + "\\n"); setInterval(() => {}, 1000);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+  return { parent, child: Number(line.toString().trim()) };
 }
 
 /** Whether anything accepts connections on the port. */

@@ -14,13 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../../test-kit/free-port.mjs';
-import {
-  CLUSTER_FOLDER,
-  defaultCacheDir,
-  makeCacheDir,
-  PASSWORD_FILE,
-  templateCluster,
-} from '../testing/template-cluster.js';
+import { kitTemplate } from '../../../test/support/kit-template.js';
+import { CLUSTER_FOLDER, PASSWORD_FILE } from '../testing/template-cluster.js';
 import { copyTree } from '../testing/tree-copy.js';
 import { embeddedDatabaseUrl } from './embedded-database-url.js';
 import { EmbeddedPostgresServer } from './embedded-postgres.js';
@@ -80,9 +75,7 @@ describe('EmbeddedPostgresServer: a real PostgreSQL in a data folder, kept acros
   };
   /** An existing cluster in the data folder: a copy of the test kit's (initdb takes seconds). */
   const existingCluster = async () => {
-    const cacheDir = defaultCacheDir();
-    await makeCacheDir(cacheDir);
-    const template = await templateCluster(cacheDir);
+    const template = await kitTemplate();
     await copyTree(
       join(template, CLUSTER_FOLDER),
       join(dataDir, CLUSTER_FOLDER),

@@ -3,23 +3,13 @@ import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '../../../test/support/poll.js';
+import { processNaming } from '../../../test/support/processes.js';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
 import {
   OWNER_FILE,
   recordPostmasterOwner,
   stopStalePostmaster,
 } from './stale-postmaster.js';
-
-/** A process that stands for a postmaster (its command line names postgres), or not. */
-async function processNaming(word: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['-e', 'setInterval(() => {}, 1000)', word],
-    { stdio: 'ignore' },
-  );
-  await once(child, 'spawn');
-  return child;
-}
 
 const isRunning = (child: ChildProcess) =>
   child.exitCode === null && child.signalCode === null;

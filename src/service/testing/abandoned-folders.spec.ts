@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, readdir, utimes } from 'node:fs/promises';
+import { mkdir, readdir, rm, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
 import { isAbandoned, removeAbandoned } from './abandoned-folders.js';
@@ -27,6 +27,35 @@ describe('abandoned folders', () => {
     await expect(isAbandoned(join(parent(), 'missing'), [], 0)).resolves.toBe(
       false,
     );
+  });
+
+  it('with nothing recorded, are not abandoned at exactly the time given, only past it', async () => {
+    // Whole seconds: the folder's time in milliseconds is then exact.
+    const made = Math.floor(Date.now() / 1000) - 60;
+    await utimes(parent(), made, made);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(made * 1000 + 30_000);
+      await expect(isAbandoned(parent(), [], 30_000)).resolves.toBe(false);
+      vi.setSystemTime(made * 1000 + 30_001);
+      await expect(isAbandoned(parent(), [], 30_000)).resolves.toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('may be gone by the time they are removed (another sweep took them)', async () => {
+    const dead = gone();
+    await mkdir(join(parent(), `copying-${dead}`));
+    await removeAbandoned(parent(), 'copying-', {
+      owners: async (folder) => {
+        // Between reading the owners and removing the folder, another sweep removes it.
+        await rm(folder, { recursive: true });
+        return [dead];
+      },
+      unrecordedForMs: Number.POSITIVE_INFINITY,
+    });
+    expect(await readdir(parent())).toEqual([]);
   });
 
   it('are removed when their name has the prefix, and only then', async () => {

@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { eventually } from '../../../test/support/poll.js';
+import { parentWithChild } from '../../../test/support/processes.js';
 import { isAlive } from '../database/pid-files.js';
 import { processTree, signalEach } from './process-tree.js';
 
@@ -11,18 +11,9 @@ describe('process-tree: a process and those below it, from /proc', () => {
   });
 
   it('finds a child and its own child, signals each, and tells who still runs', async () => {
-    // A parent that starts a child and prints its pid.
-    parent = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-         process.stdout.write(c.pid + "\\n"); setInterval(() => {}, 1000);`,
-      ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
-    );
-    const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
-    const child = Number(line.toString().trim());
+    const started = await parentWithChild();
+    parent = started.parent;
+    const { child } = started;
     const tree = processTree(parent.pid!);
     expect(tree[0]).toBe(parent.pid);
     expect(tree).toContain(child);
@@ -36,6 +27,12 @@ describe('process-tree: a process and those below it, from /proc', () => {
     // A process gone is skipped, not an error.
     expect(() => signalEach([child], 'SIGTERM')).not.toThrow();
     expect(processTree(child)).toEqual([child]);
+  });
+
+  it("reads processes only: /proc/self, this process's own stat, counts for nothing", () => {
+    const tree = processTree(process.ppid);
+    expect(tree).toContain(process.pid);
+    expect(tree.filter((pid) => !Number.isInteger(pid))).toEqual([]);
   });
 
   it('says this process runs', () => {

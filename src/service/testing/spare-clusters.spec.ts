@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import {
   mkdir,
   mkdtemp,
@@ -9,6 +10,8 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../../../test/support/poll.js';
+import { processTree } from './process-tree.js';
 import {
   claimSpare,
   SPARES_KEPT,
@@ -134,6 +137,42 @@ describe('spare clusters', () => {
         const copy = await SpareCopy.begin(template);
         await copy?.cancel();
         expect(await spares()).toEqual([]);
+      });
+
+      it('copies at the lowest priority, so that it slows no start beside it', async () => {
+        const copy = await SpareCopy.begin(template);
+        // The copy's cp, once `nice` has run it: its nice value (field 19 of its stat).
+        const niceness = await eventually(
+          'the copy running',
+          () => {
+            for (const pid of processTree(process.pid)) {
+              let stat: string;
+              try {
+                stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+              } catch {
+                continue; // Ended between the listing and the read.
+              }
+              if (stat.includes('(cp)'))
+                return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16];
+            }
+            return undefined;
+          },
+          { everyMs: 1 },
+        );
+        await copy?.cancel();
+        expect(niceness).toBe('19');
+      });
+
+      it('cancelled midway, leaves nothing of it, or a whole one had it finished first', async () => {
+        const copy = await SpareCopy.begin(template);
+        await eventually(
+          'the copy under way',
+          async () => ((await spares()).length > 0 ? true : undefined),
+          { everyMs: 1 },
+        );
+        await copy?.cancel();
+        const left = await spares();
+        expect(left.filter((name) => !name.startsWith('ready-'))).toEqual([]);
       });
 
       it('given no time to finish, is cancelled; given enough, is kept', async () => {

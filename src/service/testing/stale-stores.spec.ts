@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processNaming } from '../../../test/support/processes.js';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
 import { OWNER_FILE as POSTGRES_OWNER_FILE } from '../database/stale-postmaster.js';
 import { removeStaleStores } from './stale-stores.js';
-import { KEEPER_PID_FILE, STORE_PREFIX } from './store-folder.js';
+import { clusterOf, KEEPER_PID_FILE, STORE_PREFIX } from './store-folder.js';
 import { BUILDING_PREFIX } from './template-cluster.js';
 
 /** The pid of a process that has exited. */
@@ -94,6 +95,35 @@ describe('removeStaleStores: what killed runs left, never what is in use', () =>
       `${STORE_PREFIX}nine-minutes`,
       `${STORE_PREFIX}starting`,
     ]);
+  });
+
+  it("continues a stale store's paused postmaster, stops it, then removes the folder", async () => {
+    const gone = await endedPid();
+    const name = `${STORE_PREFIX}paused`;
+    await folder(temporary(), name, {
+      [KEEPER_PID_FILE]: gone,
+      [POSTGRES_OWNER_FILE]: gone,
+    });
+    // A postmaster a fault had stopped when its run was killed; as PostgreSQL, it handles
+    // SIGINT (a fast shutdown), which a stopped process only gets once continued.
+    const postmaster = await processNaming(
+      'postgres',
+      "process.on('SIGINT', () => process.exit(0))",
+    );
+    const exited = once(postmaster, 'exit');
+    await mkdir(clusterOf(join(temporary(), name)));
+    await writeFile(
+      join(clusterOf(join(temporary(), name)), 'postmaster.pid'),
+      `${postmaster.pid}\n`,
+    );
+    postmaster.kill('SIGSTOP');
+    try {
+      await removeStaleStores(cache());
+      expect(await exited).toEqual([0, null]);
+      expect(await readdir(temporary())).toEqual([]);
+    } finally {
+      postmaster.kill('SIGKILL');
+    }
   });
 
   it('does nothing where the folders do not exist', async () => {

@@ -222,13 +222,14 @@ async function startService(
       databaseFailure !== undefined ||
       Date.now() > deadline
     ) {
-      await stopProcess(child);
+      // Said before the stop, after which it never runs.
       const why =
         databaseFailure !== undefined
           ? databaseFailure.message
           : isRunning(child)
             ? 'timed out'
             : `exited ${child.exitCode ?? child.signalCode}`;
+      await stopProcess(child);
       throw new StartFailed(
         `Plant Store did not become ready at ${url} (${why}). It printed:\n${output}`,
         PORT_TAKEN.test(output) ||

@@ -5,6 +5,7 @@ interface SeenRequest {
   method?: string;
   url?: string;
   authorization?: string;
+  contentType?: string;
   body: string;
 }
 
@@ -17,7 +18,13 @@ describe('tokenVerdict', () => {
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
         const { method, url, headers } = request;
-        seen.push({ method, url, authorization: headers.authorization, body });
+        seen.push({
+          method,
+          url,
+          authorization: headers.authorization,
+          contentType: headers['content-type'],
+          body,
+        });
         const status = Number(headers.authorization?.slice('Bearer '.length));
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end('{"error":0,"message":"x"}');
@@ -35,11 +42,12 @@ describe('tokenVerdict', () => {
         { accepted: undefined, status: 500 },
         { accepted: undefined, status: 200 },
       ]);
-      // A create that cannot write: an empty body, with the token as a bearer.
+      // A create that cannot write: an empty JSON body, with the token as a bearer.
       expect(seen[0]).toEqual({
         method: 'POST',
         url: '/plants',
         authorization: 'Bearer 400',
+        contentType: 'application/json',
         body: '{}',
       });
     } finally {
