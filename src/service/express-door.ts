@@ -1,13 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  IncomingMessage,
+  RequestListener,
+  ServerResponse,
+} from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { shedAtExpressRoute } from './load-shedding/create-route.js';
-import { setupOpenApi } from './openapi/openapi.js';
 import { OTHER_THAN_READ } from './http-server/read-only-path.js';
-import {
-  doorStep,
-  enableCors,
-  type ServiceAdapter,
-} from './service-adapter.js';
+import type { ServiceAdapter } from './service-adapter.js';
 import type { ServerSettings } from './http-server/service-server.js';
 import { TimedExpressAdapter } from './http-server/timed-express.adapter.js';
 
@@ -17,22 +16,17 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
   return {
     name: 'express',
     nest,
-    requestListener: () =>
-      nest.getInstance() as (
-        request: IncomingMessage,
-        response: ServerResponse,
-      ) => void,
-    openDoor(nestApp, settings) {
-      const app = nestApp as NestExpressApplication;
-      // 6. No body parser (JsonBodyGuard reads it after the bearer check), no ETag (every
+    requestListener: () => nest.getInstance() as RequestListener,
+    leaveBodiesUnread(app) {
+      // 6. Nest's body parser is off from creation (bodyParser: false); no ETag (every
       //    answer is fresh), no X-Powered-By.
-      app.disable('x-powered-by');
-      app.set('etag', false);
-      // 6. CORS when CORS_ORIGINS is set (Nest's middleware, ahead of every one of ours).
-      enableCors(app, settings.corsOrigins);
-      // 6, 8, 9. One middleware for every request (doorStep), through app.use(): a
-      //    MiddlewareConsumer's would be matched against a pattern per request.
-      const step = doorStep(app, settings);
+      (app as NestExpressApplication)
+        .disable('x-powered-by')
+        .set('etag', false);
+    },
+    runFirst(app, step) {
+      // 6, 8, 9. One middleware through app.use(): a MiddlewareConsumer's would be matched
+      //    against a pattern per request.
       app.use(
         (
           request: IncomingMessage,
@@ -44,9 +38,9 @@ export function expressAdapter(settings: ServerSettings): ServiceAdapter {
           else next();
         },
       );
-      // 7. The OpenAPI document and Swagger UI (Express routes of their own).
-      setupOpenApi(app);
-      // 10. Load shedding as the create route's first handler, wherever Nest mounts it.
+    },
+    shedAtCreateRoute(app) {
+      // 10. As the create route's first handler.
       shedAtExpressRoute(app, nest);
     },
   };

@@ -12,7 +12,12 @@ import {
   refuseWithoutHost,
 } from './http-server/protocol-checks.js';
 import { securityHeaderValues } from './http-server/security-headers.js';
-import type { ServiceAdapter } from './service-adapter.js';
+import {
+  doorStep,
+  enableCors,
+  type ServiceAdapter,
+} from './service-adapter.js';
+import { setupOpenApi } from './openapi/openapi.js';
 import { earlyAnswerRule } from './http-server/early-answer.js';
 
 const { bodyLimitBytes, holdContinue } = forTheService;
@@ -24,7 +29,8 @@ export type FrontDoorSettings = Pick<
 
 /**
  * Everything between a socket and Nest's routes, in the order a request meets it: steps 0-5
- * are Node's server's, 6-10 the adapter's; nothing else adds a listener to the server
+ * are Node's server's, 6-10 the adapter's (its pieces from `ServiceAdapter`); nothing else
+ * adds a listener to the server
  * (docs/architecture.md#post-plants-hop-by-hop).
  */
 export function openFrontDoor(
@@ -70,9 +76,15 @@ export function openFrontDoor(
     refuseExpectation(request, response);
   });
 
-  // 6-10. The adapter's own steps; then Nest's guards, pipe and handler.
-  adapter.openDoor(app, {
-    securityHeaders: new Map(Object.entries(securityHeaderValues())),
-    corsOrigins: settings.CORS_ORIGINS,
-  });
+  // 6. No body parsed before the guards (JsonBodyGuard reads it after the bearer check).
+  adapter.leaveBodiesUnread(app);
+  // 6. CORS when CORS_ORIGINS is set: Nest's own, ahead of every step of ours.
+  enableCors(app, settings.CORS_ORIGINS);
+  // 6, 8, 9. The security headers, the request log and timing, in one step for every request.
+  const securityHeaders = new Map(Object.entries(securityHeaderValues()));
+  adapter.runFirst(app, doorStep(app, securityHeaders));
+  // 7. The OpenAPI document and Swagger UI: routes of the adapter's own.
+  setupOpenApi(app);
+  // 10. Load shedding as the create route's first step; then Nest's guards, pipe, handler.
+  adapter.shedAtCreateRoute(app);
 }

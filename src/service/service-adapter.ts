@@ -14,23 +14,26 @@ import { isDocumentationPath } from './openapi/openapi.js';
 
 const { nodeRequestOf, nodeResponseOf } = forTheService;
 
-/** What the adapter's own steps of the front door (6-10) are given, worked out once. */
-export interface AdapterDoorSettings {
-  /** helmet's headers (security-headers.ts), as Node's setHeaders takes them. */
-  readonly securityHeaders: ReadonlyMap<string, string>;
-  readonly corsOrigins: readonly string[];
-}
+/** Steps 6, 8 and 9 of one request: go on, or answer the 405 of a write to a documentation path. */
+export type DoorStep = (
+  request: FollowedRequest,
+  reply: FollowedReply,
+) => DoorPath;
 
-/** One HTTP adapter as the service runs it: Nest's adapter, its handler, and its front-door steps 6 to 10. */
+/**
+ * One HTTP adapter as the service runs it: Nest's adapter, its handler, and the pieces of
+ * the front door's steps 6 to 10 that differ per adapter (the front door calls them in order).
+ */
 export interface ServiceAdapter {
   readonly name: HttpAdapterName;
   readonly nest: AbstractHttpAdapter;
   requestListener(app: INestApplication): RequestListener;
-  /**
-   * 6. no body parsing before the guards; CORS; the security headers; 7. the documentation
-   * routes; 8-9. the request log and timing; 10. load shedding at the create's route.
-   */
-  openDoor(app: INestApplication, settings: AdapterDoorSettings): void;
+  /** 6. No body parsed before the guards, and no header of the adapter's own. */
+  leaveBodiesUnread(app: INestApplication): void;
+  /** 6, 8, 9. `step` for every request, first; a refused path answered 405. */
+  runFirst(app: INestApplication, step: DoorStep): void;
+  /** 10. Load shedding as the create route's first step, wherever Nest mounts it. */
+  shedAtCreateRoute(app: INestApplication): void;
 }
 
 export function enableCors(
@@ -62,8 +65,8 @@ export type DoorPath = ReturnType<typeof atDoor>;
 /** Steps 6 (the security headers, in one call), 8 and 9, for either adapter's hook. */
 export function doorStep(
   app: INestApplication,
-  { securityHeaders }: AdapterDoorSettings,
-): (request: FollowedRequest, reply: FollowedReply) => DoorPath {
+  securityHeaders: ReadonlyMap<string, string>,
+): DoorStep {
   const log = app.get(RequestLog);
   const timing = app.get(RequestTiming);
   return (request, reply) => {

@@ -66,20 +66,16 @@ function stepsOf(path: string): number[] {
 }
 
 describe('the front door reads in the order a request meets it (issue 41)', () => {
-  it("writes Node's steps once, for both adapters, in order, then hands over to the adapter's", () => {
+  it("writes every step once, for both adapters, in order: Node's 0-5, then 6-10 with the adapter's pieces in their place", () => {
     expect(stepsOf('src/service/front-door.ts')).toEqual([
-      0, 1, 2, 2, 3, 4, 5, 6,
+      0, 1, 2, 2, 3, 4, 5, 6, 6, 6, 7, 10,
     ]);
   });
 
   it.each(['express-door.ts', 'fastify-door.ts'])(
-    "%s writes the adapter's own steps (6 to 10) in order",
+    "%s writes only the adapter's own pieces of steps 6 to 10, in order",
     (file) => {
-      const steps = stepsOf(`src/service/${file}`);
-      expect(steps.length).toBeGreaterThanOrEqual(4);
-      expect(steps).toEqual([...steps].sort((a, b) => a - b));
-      expect(steps[0]).toBe(6);
-      expect(steps.at(-1)).toBe(10);
+      expect(stepsOf(`src/service/${file}`)).toEqual([6, 6, 10]);
     },
   );
 
