@@ -334,16 +334,50 @@ function formatTopologies(references = {}) {
     ]);
 }
 
+/** Issue 43's ceilings: CPU per create over tracing off's, in the same round. */
+const TRACING_TARGETS = { 'on, 100%': 1.15, 'on, 1%': 1.03 };
+
+/** The tracing cost's rounds (tracing-cost.mjs), with issue 43's targets. */
+export function formatTracing(tracing) {
+  if (!tracing) return [];
+  const rows = tracing.summary.map(
+    ({ name, cpuUsPerCreate, ratioToOff, ratios }) => {
+      const target = TRACING_TARGETS[name];
+      const verdict =
+        target === undefined
+          ? ''
+          : ratioToOff <= target
+            ? `≤ ${target}: met`
+            : `≤ ${target}: **missed**`;
+      return `| ${name} | ${fixed(cpuUsPerCreate, 0)} | ${fixed(ratioToOff, 3)} | ${ratios.map((x) => fixed(x, 3)).join(', ')} | ${verdict} |`;
+    },
+  );
+  return [
+    '### Tracing (issue 43)',
+    '',
+    `The service alone on core 1 as in the production topology, c=${tracing.connections}, ${tracing.seconds} s per turn, ${tracing.rounds} rounds in rotating order; each variant's CPU per create over tracing off's in the same round, the median of the rounds.`,
+    '',
+    '| tracing | CPU us/create | × off | each round | target |',
+    '| --- | ---: | ---: | --- | --- |',
+    ...rows,
+    '',
+  ];
+}
+
 /** The whole "latest run" section, as printed and as written to RESULTS.md. */
 export function formatReport(results) {
   const { meta, options } = results;
   const references = formatTopologies(results.references);
   const startup = ['### Start-up', '', formatStartup(results.startup), ''];
+  const tracing = formatTracing(results.tracing);
   if (results.runs.length === 0)
-    return [...head(meta, options), ...references, ...startup].join('\n');
+    return [...head(meta, options), ...references, ...tracing, ...startup].join(
+      '\n',
+    );
   return [
     ...head(meta, options),
     ...references,
+    ...tracing,
     ...startup,
     '### Every process floating over both cores: load curves, open loop, preloaded tables',
     '',
