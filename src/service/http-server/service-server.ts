@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { ListenOptions } from 'node:net';
 import type { Environment } from '../config/environment.js';
 
@@ -11,9 +11,19 @@ export type ServerSettings = Pick<
   | 'HTTP_LISTEN_BACKLOG'
 >;
 
+/** The classes Node makes each request's objects with, when an adapter wants its own. */
+export type RequestClasses = Pick<
+  ServerOptions,
+  'IncomingMessage' | 'ServerResponse'
+>;
+
 /** The service's HTTP server with its timeouts and no listener: the front door adds them. */
-export function createServiceServer(settings: ServerSettings): Server {
+export function createServiceServer(
+  settings: ServerSettings,
+  classes: RequestClasses = {},
+): Server {
   const server = createServer({
+    ...classes,
     requireHostHeader: false,
     headersTimeout: settings.HTTP_HEADERS_TIMEOUT_MS,
     requestTimeout: settings.HTTP_REQUEST_TIMEOUT_MS,

@@ -4,6 +4,10 @@ import type {
   Server,
   ServerResponse,
 } from 'node:http';
+import {
+  IncomingMessage as IncomingMessageClass,
+  ServerResponse as ServerResponseClass,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   listenedAsNestAsks,
@@ -42,6 +46,38 @@ describe('TimedExpressAdapter', () => {
     adapter.initHttpServer({});
     const server = adapter.getHttpServer() as Server;
     expect(timeoutsOf(server)).toEqual(SETTINGS_TIMEOUTS);
+  });
+
+  it("makes each request and response already with the app's prototypes, which Express sets as it takes them, and they answer through Express", async () => {
+    adapter.initHttpServer({});
+    const express = adapter.getInstance<{
+      request: object;
+      response: object;
+      (request: IncomingMessage, response: ServerResponse): void;
+    }>();
+    const born: unknown[] = [];
+    const base = await servingOnLoopback(adapter, (request, response) => {
+      born.push(
+        Object.getPrototypeOf(request) === express.request,
+        Object.getPrototypeOf(response) === express.response,
+        request instanceof IncomingMessageClass,
+        response instanceof ServerResponseClass,
+      );
+      express(request, response);
+    });
+    adapter
+      .getInstance<{
+        get(path: string, handler: RequestListener): void;
+      }>()
+      .get('/fern', (_request, response) => {
+        (response as ServerResponse & { json(body: unknown): void }).json({
+          name: 'fern',
+        });
+      });
+    const answer = await fetch(`${base}/fern`);
+    expect(born).toEqual([true, true, true, true]);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ name: 'fern' });
   });
 
   it('refuses to start with HTTPS, making no server', () => {

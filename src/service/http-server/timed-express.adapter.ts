@@ -1,10 +1,11 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
 import {
   createServiceServer,
   listenArguments,
+  type RequestClasses,
   refuseHttps,
   type ServerSettings,
 } from './service-server.js';
@@ -18,6 +19,27 @@ type RequestHandler = (
 /** Given the path of a POST route Nest registers, a handler to run first on it, if any. */
 export type PostRouteHook = (path: string) => RequestHandler | undefined;
 
+/**
+ * Node's request and response classes with objects born with the app's own prototypes
+ * (`app.request`, `app.response`). Express gives every request and response those prototypes
+ * as it takes them; an object already born with one keeps its shape, where a changed
+ * prototype changes the object's hidden class in the middle of every request.
+ */
+function bornForExpress(express: Express): RequestClasses {
+  function Request(this: IncomingMessage, ...args: unknown[]): IncomingMessage {
+    return Reflect.construct(IncomingMessage, args, Request) as IncomingMessage;
+  }
+  Request.prototype = express.request;
+  function Response(this: ServerResponse, ...args: unknown[]): ServerResponse {
+    return Reflect.construct(ServerResponse, args, Response) as ServerResponse;
+  }
+  Response.prototype = express.response;
+  return {
+    IncomingMessage: Request as unknown as typeof IncomingMessage,
+    ServerResponse: Response as unknown as typeof ServerResponse,
+  };
+}
+
 /** Express on the service's server, its handler put last by the front door. */
 export class TimedExpressAdapter extends ExpressAdapter {
   private postRouteHook: PostRouteHook = () => undefined;
@@ -29,7 +51,12 @@ export class TimedExpressAdapter extends ExpressAdapter {
 
   override initHttpServer(options: NestApplicationOptions): void {
     refuseHttps(options);
-    this.setHttpServer(createServiceServer(this.settings));
+    this.setHttpServer(
+      createServiceServer(
+        this.settings,
+        bornForExpress(this.getInstance<Express>()),
+      ),
+    );
   }
 
   /** As Fastify's onRoute hook: `hook`'s handler runs first on each POST route, before guards. */
