@@ -43,7 +43,8 @@ export function openFrontDoor(
   // 0. A connection: past HTTP_MAX_CONNECTIONS it is answered 503 before any parsing.
   capConnections(server, settings.HTTP_MAX_CONNECTIONS);
 
-  // 1. What Node's parser refuses: 400, 408 or 431 with the Error body. Replaces Fastify's own.
+  // 1. What Node's parser refuses: 400, 408 or 431 with the Error body, in place of Node's
+  //    own answer (and of the listener Fastify always adds).
   server.removeAllListeners('clientError');
   server.on('clientError', answerClientError);
 
