@@ -1,14 +1,14 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import pg from 'pg';
 import { watchedClock } from '../../../test/support/clock.js';
 import {
   kitTemplate,
+  linkedKitTemplate,
   templateWithoutConfiguration,
 } from '../../../test/support/kit-template.js';
 import { listening } from '../../../test/support/node-server.js';
@@ -18,7 +18,10 @@ import {
   postPlant,
   uniqueId,
 } from '../../../test/support/plants.js';
-import { useTempFolder } from '../../../test/support/temp-folder.js';
+import {
+  useProcessFolder,
+  useTempFolder,
+} from '../../../test/support/temp-folder.js';
 import { DATABASE_STARTED_MESSAGE } from '../database/database-started-message.js';
 import { isAlive } from '../database/pid-files.js';
 import { SERVICE_V8_FLAGS } from '../v8-flags.js';
@@ -157,6 +160,24 @@ afterEach(async () => {
     await exited;
   }
 }, 60_000);
+
+/**
+ * The temporary directory, and with it the cache folder, are this file's own while it runs:
+ * the stores' folders, their sweep, the template and its spares stay in it, whatever a mutant
+ * of the kit does with them. The template is the machine's, linked.
+ */
+const folder = useProcessFolder('start-plant-store-spec-');
+const tmpdirBefore = process.env.TMPDIR;
+beforeAll(async () => {
+  const cache = join(folder(), basename(defaultCacheDir()));
+  await mkdir(cache, { mode: 0o711 });
+  await linkedKitTemplate(cache);
+  process.env.TMPDIR = folder();
+}, 120_000);
+afterAll(() => {
+  if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = tmpdirBefore;
+});
 
 describe(
   'startPlantStore: the built service for a test run',
@@ -369,7 +390,7 @@ describe(
     it('says why its database did not start, as the keeper said it', async () => {
       // A template PostgreSQL refuses (no configuration), where the store looks for one.
       const cacheDir = await mkdtemp(
-        join(tmpdir(), 'start-plant-store-cache-'),
+        join(folder(), 'start-plant-store-cache-'),
       );
       try {
         await templateWithoutConfiguration(
