@@ -10,7 +10,10 @@ import {
   templateWithoutConfiguration,
 } from '../../../test/support/kit-template.js';
 import { eventually } from '../../../test/support/poll.js';
-import { processNaming } from '../../../test/support/processes.js';
+import {
+  processNaming,
+  signalsOnlyBelowThisProcess,
+} from '../../../test/support/processes.js';
 import { useProcessFolder } from '../../../test/support/temp-folder.js';
 import { embeddedDatabaseUrl } from '../database/embedded-database-url.js';
 import { isAlive } from '../database/pid-files.js';
@@ -118,16 +121,17 @@ describe(
       dataDir = await storeFolder();
       port = await freePort();
       postmaster = undefined;
+      signalsOnlyBelowThisProcess();
     });
     afterEach(async () => {
       process.argv = argvBefore;
       for (const [signal, listener] of keeperListeners.splice(0))
         process.removeListener(signal, listener);
-      vi.restoreAllMocks();
       for (const service of services.splice(0)) service.kill('SIGKILL');
       // What a failed test left running.
       if (postmaster !== undefined)
         signalEach(processTree(postmaster).reverse(), 'SIGKILL');
+      vi.restoreAllMocks();
       await rm(dataDir, { recursive: true, force: true });
       await rm(sparesOf(template), { recursive: true, force: true });
     });

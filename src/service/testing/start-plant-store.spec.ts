@@ -13,6 +13,7 @@ import {
   templateWithoutConfiguration,
 } from '../../../test/support/kit-template.js';
 import { listening } from '../../../test/support/node-server.js';
+import { signalsOnlyBelowThisProcess } from '../../../test/support/processes.js';
 import { eventually } from '../../../test/support/poll.js';
 import {
   newPlantJson,
@@ -167,6 +168,7 @@ async function failedStart(options: PlantStoreOptions): Promise<Error> {
   throw new Error('The start succeeded');
 }
 
+beforeEach(() => signalsOnlyBelowThisProcess());
 afterEach(async () => {
   vi.restoreAllMocks();
   nextPorts.length = 0;
@@ -625,11 +627,12 @@ describe(
           response.writeHead(401).end();
         });
         const tokens = new ManagedTokens(given.toString(), refusing.url);
+        let clock: ReturnType<typeof watchedClock> | undefined;
         try {
           await expect(tokens.revoke('pst_not-made-here')).rejects.toThrow(
             'revoke() takes a token that tokens.create() of this store made.',
           );
-          const clock = watchedClock();
+          clock = watchedClock();
           const creating = tokens.create();
           await eventually('two answers', () =>
             asked >= 2 ? true : undefined,
@@ -639,7 +642,7 @@ describe(
             'The service did not take the token change within 10 s.',
           );
         } finally {
-          vi.restoreAllMocks();
+          clock?.restore();
           await tokens.close();
           await refusing.close();
         }
