@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 
 type Level = 'log' | 'warn' | 'error' | 'debug' | 'verbose' | 'fatal';
 
@@ -8,21 +8,49 @@ export const contextOf = (logger: Logger): unknown =>
 
 /**
  * What Nest's loggers write at `levels` from now until the spies are restored: each line as
- * [level, message], and the contexts it was written under.
+ * [level, message], what came after the message (a stack), and the contexts it was written under.
  */
 export function captureNestLogs(levels: readonly Level[]): {
   logged: [string, unknown][];
+  details: unknown[][];
   contexts: Set<unknown>;
 } {
   const logged: [string, unknown][] = [];
+  const details: unknown[][] = [];
   const contexts = new Set<unknown>();
   for (const level of levels)
     vi.spyOn(Logger.prototype, level).mockImplementation(function (
       this: Logger,
       message: unknown,
+      ...rest: unknown[]
     ) {
       logged.push([level, message]);
+      details.push(rest);
       contexts.add(contextOf(this));
     });
-  return { logged, contexts };
+  return { logged, details, contexts };
+}
+
+/** Logger's process-wide state: the instance every Logger writes through, and the levels. */
+const nestLogger = Logger as unknown as {
+  staticInstanceRef?: LoggerService;
+  logLevels?: LogLevel[];
+};
+
+/**
+ * For the tests of the describe it is called in: Nest's process-wide logger as it was before
+ * each, put back after it. An application made by createApp installs its own (useLogger),
+ * which would otherwise outlive it in the shared unit process.
+ */
+export function keepNestLogger(): void {
+  let instance: LoggerService | undefined;
+  let levels: LogLevel[] | undefined;
+  beforeEach(() => {
+    instance = nestLogger.staticInstanceRef;
+    levels = nestLogger.logLevels;
+  });
+  afterEach(() => {
+    nestLogger.staticInstanceRef = instance;
+    nestLogger.logLevels = levels;
+  });
 }
