@@ -169,6 +169,20 @@ describe('startService: the process, from its settings to its exit', () => {
     expect(stopWhenStdinCloses).not.toHaveBeenCalled();
   });
 
+  it('listens before its database answers: live, not ready', async () => {
+    vi.stubEnv(
+      'DATABASE_URL',
+      'postgresql://postgres:secret@127.0.0.1:1/plant_store',
+    );
+    startService();
+    const { port: listened } = await listening();
+    const url = `http://127.0.0.1:${listened}`;
+    expect((await fetch(`${url}/health/live`)).status).toBe(200);
+    expect((await fetch(`${url}/health/ready`)).status).toBe(503);
+    signals().stop('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
   it('writes an IPv6 address in brackets, and serves on Fastify when told', async () => {
     vi.stubEnv('HOST', '::1');
     vi.stubEnv('HTTP_ADAPTER', 'fastify');
@@ -245,6 +259,7 @@ describe('startService: the process, from its settings to its exit', () => {
     expect(logs.logged).toEqual([
       ['error', expect.stringMatching(/^Invalid configuration: PORT /)],
     ]);
+    expect([...logs.contexts]).toEqual(['PlantStore']);
     expect(handleStopSignals).not.toHaveBeenCalled();
   });
 
