@@ -17,7 +17,12 @@ const externals = new RegExp(
 
 await rm(out, { recursive: true, force: true });
 await build({
-  input: { main: `${root}dist/service/main.js` },
+  input: {
+    main: `${root}dist/service/main.js`,
+    // The tracing exporter's worker, started by the file name it has in dist/service
+    // (worker-span-exporter.ts), beside the chunk that starts it.
+    'span-export-worker': `${root}dist/service/tracing/span-export-worker.js`,
+  },
   platform: 'node',
   // Node's own modules, and the packages left to Node (see the list's comment).
   external: (id) => id.startsWith('node:') || externals.test(id),
@@ -26,7 +31,8 @@ await build({
   output: {
     dir: out,
     format: 'esm',
-    entryFileNames: '[name].mjs',
+    entryFileNames: ({ name }) =>
+      name === 'span-export-worker' ? '[name].js' : '[name].mjs',
     chunkFileNames: '[name]-[hash].mjs',
     // The CommonJS packages inside call require() for Node's modules and optional ones.
     banner:

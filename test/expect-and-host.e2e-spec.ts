@@ -15,36 +15,35 @@ describe('Host and Expect headers', () => {
   const served = serveForRawConnections();
   const { connections } = served;
 
-  it('answers an HTTP/1.1 request without Host with 400 and the Error body', async () => {
-    const connection = await connections.open();
-    connection.write(
-      request([`Authorization: Bearer ${TOKEN}`, 'Content-Length: 0']),
-    );
-    const answer = parseResponse(await connection.closed);
-    expect(answer.status).toBe(400);
-    expect(answer.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(answer.body)).toEqual(
-      errorBody(400, 'An HTTP/1.1 request must carry a Host header.'),
-    );
-  });
-
-  it('answers an expectation other than 100-continue with 417 and the Error body', async () => {
-    const connection = await connections.open();
-    connection.write(
-      request([
+  it.each([
+    [
+      'an HTTP/1.1 request without Host',
+      400,
+      [`Authorization: Bearer ${TOKEN}`, 'Content-Length: 0'],
+      'An HTTP/1.1 request must carry a Host header.',
+    ],
+    [
+      'an expectation other than 100-continue',
+      417,
+      [
         'Host: localhost',
         `Authorization: Bearer ${TOKEN}`,
         'Expect: foo',
         'Content-Length: 0',
-      ]),
-    );
-    const answer = parseResponse(await connection.closed);
-    expect(answer.status).toBe(417);
-    expect(answer.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(answer.body)).toEqual(
-      errorBody(417, 'Only the expectation 100-continue is supported.'),
-    );
-  });
+      ],
+      'Only the expectation 100-continue is supported.',
+    ],
+  ])(
+    'answers %s with %i and the Error body',
+    async (_case, status, headers, message) => {
+      const connection = await connections.open();
+      connection.write(request(headers));
+      const answer = parseResponse(await connection.closed);
+      expect(answer.status).toBe(status);
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(answer.body)).toEqual(errorBody(status, message));
+    },
+  );
 
   it('sends 100 Continue once the token and headers are accepted, then creates the plant', async () => {
     const id = uniqueId();

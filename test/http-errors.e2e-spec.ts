@@ -80,41 +80,36 @@ describe('HTTP errors', () => {
       expect(answer.body).toEqual(errorBody(400, message));
     });
 
-    it('answers 400 for an empty body', async () => {
-      const answer = await rawPost(service().url, {
-        Authorization: `Bearer ${TOKEN}`,
-        'Content-Type': 'application/json',
-        'Content-Length': '0',
-      });
-      expectErrorAnswer(
-        answer,
-        400,
+    it.each([
+      [
+        'an empty body',
+        { 'Content-Length': '0' },
+        undefined,
         'The request body is empty; send a JSON object.',
-      );
-    });
-
-    it('answers 400 for a body with no Content-Length and nothing in it', async () => {
-      const answer = await rawPost(service().url, {
-        Authorization: `Bearer ${TOKEN}`,
-        'Content-Type': 'application/json',
-      });
-      expectErrorAnswer(
-        answer,
-        400,
+      ],
+      [
+        'a body with no Content-Length and nothing in it',
+        {},
+        undefined,
         'The request body is empty; send a JSON object.',
-      );
-    });
-
-    it('answers 400 for bytes that are not UTF-8', async () => {
+      ],
+      [
+        'bytes that are not UTF-8',
+        {},
+        Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0xfe, 0x22, 0x7d]),
+        'The request body is not valid UTF-8.',
+      ],
+    ])('answers 400 for %s', async (_case, headers, body, message) => {
       const answer = await rawPost(
         service().url,
         {
           Authorization: `Bearer ${TOKEN}`,
           'Content-Type': 'application/json',
+          ...headers,
         },
-        Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0xfe, 0x22, 0x7d]),
+        body,
       );
-      expectErrorAnswer(answer, 400, 'The request body is not valid UTF-8.');
+      expectErrorAnswer(answer, 400, message);
     });
 
     it('never echoes the body it refuses', async () => {
@@ -388,14 +383,12 @@ describe('HTTP errors', () => {
   });
 
   describe('415: the media type', () => {
+    /** A new plant posted with `headers` beside the token. */
+    const postFern = (headers: Record<string, string>) =>
+      postPlant(service().url, newPlantJson(uniqueId(), 'Fern'), { headers });
+
     it('answers 415 for a compressed body, saying so', async () => {
-      const answer = await postPlant(
-        service().url,
-        newPlantJson(uniqueId(), 'Fern'),
-        {
-          headers: { 'Content-Encoding': 'gzip' },
-        },
-      );
+      const answer = await postFern({ 'Content-Encoding': 'gzip' });
       expectErrorAnswer(
         answer,
         415,
@@ -410,13 +403,7 @@ describe('HTTP errors', () => {
       'application/json-patch+json',
       'application/json; charset=latin1',
     ])('answers 415 for Content-Type %s', async (contentType) => {
-      const answer = await postPlant(
-        service().url,
-        newPlantJson(uniqueId(), 'Fern'),
-        {
-          headers: { 'Content-Type': contentType },
-        },
-      );
+      const answer = await postFern({ 'Content-Type': contentType });
       expectErrorAnswer(
         answer,
         415,
@@ -438,13 +425,7 @@ describe('HTTP errors', () => {
       'application/json;charset=UTF-8',
       'Application/JSON',
     ])('accepts Content-Type %s', async (contentType) => {
-      const answer = await postPlant(
-        service().url,
-        newPlantJson(uniqueId(), 'Fern'),
-        {
-          headers: { 'Content-Type': contentType },
-        },
-      );
+      const answer = await postFern({ 'Content-Type': contentType });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ name: 'Fern' });
     });

@@ -9,6 +9,17 @@ import { errorBody } from './support/http.js';
 import { newPlantJson, postPlant, uniqueId } from './support/plants.js';
 import { OTHER_TOKEN, TOKEN } from './support/tokens.js';
 
+/** The statuses of `count` requests sent one after another, the nth by `send(n)`. */
+async function statusesInTurn(
+  count: number,
+  send: (index: number) => Promise<{ status: number }>,
+): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let index = 0; index < count; index += 1)
+    statuses.push((await send(index)).status);
+  return statuses;
+}
+
 describe('failed authentication, per client address', () => {
   const service = useApp({
     AUTH_FAILURE_LIMIT: '5',
@@ -16,16 +27,9 @@ describe('failed authentication, per client address', () => {
   });
 
   it('answers 429 with Retry-After past the limit, while a valid token still gets through', async () => {
-    const statuses: number[] = [];
-    for (let attempt = 0; attempt < 8; attempt += 1) {
-      statuses.push(
-        (
-          await postPlant(service().url, '{}', {
-            token: `wrong-token-${attempt}`,
-          })
-        ).status,
-      );
-    }
+    const statuses = await statusesInTurn(8, (attempt) =>
+      postPlant(service().url, '{}', { token: `wrong-token-${attempt}` }),
+    );
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
 
     const limited = await postPlant(service().url, '{}', { token: null });
@@ -48,13 +52,9 @@ describe('per token, when configured', () => {
   });
 
   it('answers 429 to a token past its limit, and not to another token', async () => {
-    const statuses: number[] = [];
-    for (let request = 0; request < 5; request += 1) {
-      statuses.push(
-        (await postPlant(service().url, newPlantJson(uniqueId(), 'Fern')))
-          .status,
-      );
-    }
+    const statuses = await statusesInTurn(5, () =>
+      postPlant(service().url, newPlantJson(uniqueId(), 'Fern')),
+    );
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const limited = await postPlant(
       service().url,

@@ -58,15 +58,24 @@ async function serviceOnOwnDatabase(
   const sql = new pg.Client({ connectionString: databaseUrl });
   await sql.connect();
   const database = new URL(databaseUrl).pathname.slice(1);
+  async function insert(name: string, token: string): Promise<void> {
+    await sql.query(
+      'INSERT INTO api_tokens (name, token_hash) VALUES ($1, $2)',
+      [name, hashToken(token)],
+    );
+  }
   return {
     service,
     sql,
     database,
-    async insert(name: string, token: string) {
-      await sql.query(
-        'INSERT INTO api_tokens (name, token_hash) VALUES ($1, $2)',
-        [name, hashToken(token)],
-      );
+    insert,
+    /** A new token, inserted as `${prefix}-` and a unique id, once the service accepts it. */
+    async acceptedToken(prefix: string) {
+      const token = newToken();
+      const name = `${prefix}-${uniqueId()}`;
+      await insert(name, token);
+      await untilStatus(service.url, token, 200);
+      return { name, token };
     },
     /** The listening connection's backend, once there is one. */
     listener() {
@@ -117,9 +126,7 @@ describe('managed tokens held in memory, kept current by the database', () => {
     ]);
     await untilStatus(url, token, 401);
 
-    const truncated = newToken();
-    await own.insert(`truncated-${uniqueId()}`, truncated);
-    await untilStatus(url, truncated, 200);
+    const { token: truncated } = await own.acceptedToken('truncated');
     const reloads = await metric(
       url,
       'api_token_store_reloads_total{reason="notified"}',
@@ -134,10 +141,7 @@ describe('managed tokens held in memory, kept current by the database', () => {
 
   it('listens again and reloads after its connection is killed, and misses no revocation', async () => {
     const url = own.service.url;
-    const token = newToken();
-    const name = `killed-${uniqueId()}`;
-    await own.insert(name, token);
-    await untilStatus(url, token, 200);
+    const { name, token } = await own.acceptedToken('killed');
     const failures = await metric(
       url,
       'api_token_sync_connection_failures_total',
@@ -193,9 +197,7 @@ describe('a token store that cannot listen', () => {
 
   it('answers managed tokens 503 and /health 503 once out of touch past the bound, stays ready, and recovers by itself', async () => {
     const url = own.service.url;
-    const token = newToken();
-    await own.insert(`stale-${uniqueId()}`, token);
-    await untilStatus(url, token, 200);
+    const { token } = await own.acceptedToken('stale');
 
     // New connections refused (the pool's open ones stay), then the listener is cut.
     await allowConnections(false);
@@ -262,10 +264,7 @@ describe('the token store past its bound, and its periodic reload', () => {
   it('catches, by its periodic reload, a change made with the trigger switched off', async () => {
     const url = own.service.url;
     await own.sql.query('DELETE FROM api_tokens');
-    const token = newToken();
-    const name = `silent-${uniqueId()}`;
-    await own.insert(name, token);
-    await untilStatus(url, token, 200);
+    const { name, token } = await own.acceptedToken('silent');
     const periodic = await metric(
       url,
       'api_token_store_reloads_total{reason="periodic"}',

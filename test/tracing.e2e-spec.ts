@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { inject } from 'vitest';
 import {
   OtlpReceiver,
@@ -146,6 +147,39 @@ describe('tracing the built service by configuration (OTEL_* variables)', () => 
         span_id: server!.spanId,
       });
     }
+  });
+
+  it("exports from the test kit's service too: the bundle, whose export worker stands beside its chunks", async () => {
+    const { startPlantStore } = (await import(
+      resolve('dist/service/testing/index.js')
+    )) as typeof import('../src/service/testing/index.js');
+    const store = await startPlantStore({
+      env: {
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      },
+    });
+    const { traceId, traceparent } = clientTrace();
+    try {
+      const answer = await postPlant(
+        store.url,
+        newPlantJson(uniqueId(), 'Fern'),
+        {
+          token: store.token,
+          headers: { traceparent },
+        },
+      );
+      expect(answer.status).toBe(200);
+    } finally {
+      await store.stop();
+    }
+    expect(
+      receiver.spans
+        .filter((span) => span.traceId === traceId)
+        .map(({ name }) => name)
+        .sort(),
+    ).toEqual(['POST /plants', 'plants.create']);
   });
 
   it('records a refused token as its 401, without the token, and makes no create span', async () => {

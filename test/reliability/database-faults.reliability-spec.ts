@@ -44,15 +44,6 @@ async function expectInvariants(
   expect(service.process.isRunning).toBe(true);
 }
 
-/** Closed-loop creates through the service, each attempt in the ledger. */
-const loadOn = (service: RunningService, ledger: Ledger) =>
-  startLoad({
-    baseUrl: service.url,
-    token: TOKEN,
-    ledger,
-    concurrency: CONCURRENCY,
-  });
-
 describe('database faults under load', () => {
   const own = useServiceOnTestPostgres(
     'reliability-db',
@@ -60,10 +51,23 @@ describe('database faults under load', () => {
     { each: true },
   );
 
-  it('database killed (SIGKILL) mid-load: 503s within 3 s while down, nothing acknowledged is lost', async () => {
+  /** The test's service and its PostgreSQL, closed-loop creates started, each attempt in a ledger named `name`. */
+  function underLoad(name: string) {
     const { postgres, service } = own;
-    const ledger = new Ledger('database killed mid-load');
-    const load = loadOn(service, ledger);
+    const ledger = new Ledger(name);
+    const load = startLoad({
+      baseUrl: service.url,
+      token: TOKEN,
+      ledger,
+      concurrency: CONCURRENCY,
+    });
+    return { postgres, service, ledger, load };
+  }
+
+  it('database killed (SIGKILL) mid-load: 503s within 3 s while down, nothing acknowledged is lost', async () => {
+    const { postgres, service, ledger, load } = underLoad(
+      'database killed mid-load',
+    );
     await sleep(1_500);
 
     await postgres.crash();
@@ -92,9 +96,9 @@ describe('database faults under load', () => {
   });
 
   it('database restarted cleanly under load: the pool reconnects, nothing acknowledged is lost', async () => {
-    const { postgres, service } = own;
-    const ledger = new Ledger('database restarted cleanly under load');
-    const load = loadOn(service, ledger);
+    const { postgres, service, ledger, load } = underLoad(
+      'database restarted cleanly under load',
+    );
     await sleep(1_500);
     await postgres.restart();
     const recoveredIn = await recoveryTime(service.url);
@@ -108,9 +112,9 @@ describe('database faults under load', () => {
   });
 
   it('connections severed from the database side (pg_terminate_backend): the pool recovers', async () => {
-    const { postgres, service } = own;
-    const ledger = new Ledger('connections severed');
-    const load = loadOn(service, ledger);
+    const { postgres, service, ledger, load } = underLoad(
+      'connections severed',
+    );
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
     let severed = 0;

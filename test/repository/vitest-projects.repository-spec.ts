@@ -1,7 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { e2eProject, reliabilityProjects } from '../support/vitest-projects.js';
+import {
+  e2eProject,
+  reliabilityProjects,
+  unitProjects,
+} from '../support/vitest-projects.js';
 
 /** What the suite's project definitions refuse at config time, and how capacity runs. */
 describe('the test projects (test/support/vitest-projects.ts)', () => {
@@ -50,5 +54,26 @@ describe('the test projects (test/support/vitest-projects.ts)', () => {
       `${spec} replace a module (vi.mock): the e2e project runs its specs in one module graph`,
     );
     expect(() => e2eProject([join(folder, 'plain.e2e-spec.ts')])).not.toThrow();
+  });
+
+  it('run a unit spec that replaces a module or starts the OpenTelemetry SDK in a process of its own, the others in one graph', async () => {
+    const [replacing, tracing, plain] = [
+      'replacing.spec.ts',
+      'tracing.spec.ts',
+      'plain.spec.ts',
+    ].map((name) => join(folder, name));
+    // Written in parts: this file's own text must read as neither.
+    await writeFile(replacing, `vi.${'doMock'}('./sdk.js');\n`);
+    await writeFile(tracing, `startTracing${'Sdk'}(settings);\n`);
+    await writeFile(plain, "it('runs', () => {});\n");
+    const [unit, isolated] = unitProjects([join(folder, '*.spec.ts')]);
+    expect(unit.test).toMatchObject({ name: 'unit', isolate: false });
+    expect(unit.test?.exclude).toEqual(
+      expect.arrayContaining([replacing, tracing]),
+    );
+    expect(unit.test?.exclude).not.toContain(plain);
+    expect(isolated.test?.name).toBe('unit-isolated');
+    expect(isolated.test?.isolate).toBeUndefined();
+    expect(isolated.test?.include?.sort()).toEqual([replacing, tracing].sort());
   });
 });

@@ -7,6 +7,29 @@ export const contextOf = (logger: Logger): unknown =>
   (logger as unknown as { context?: string }).context;
 
 /**
+ * Gives `record` each line Nest's loggers write at `levels`, with what came after its message,
+ * from now until the spies are restored.
+ */
+function spyOnNestLogs(
+  levels: readonly Level[],
+  record: (
+    level: Level,
+    message: unknown,
+    context: unknown,
+    rest: unknown[],
+  ) => void,
+): void {
+  for (const level of levels)
+    vi.spyOn(Logger.prototype, level).mockImplementation(function (
+      this: Logger,
+      message: unknown,
+      ...rest: unknown[]
+    ) {
+      record(level, message, contextOf(this), rest);
+    });
+}
+
+/**
  * What Nest's loggers write at `levels` from now until the spies are restored: each line as
  * [level, message], what came after the message (a stack), and the contexts it was written under.
  */
@@ -18,17 +41,23 @@ export function captureNestLogs(levels: readonly Level[]): {
   const logged: [string, unknown][] = [];
   const details: unknown[][] = [];
   const contexts = new Set<unknown>();
-  for (const level of levels)
-    vi.spyOn(Logger.prototype, level).mockImplementation(function (
-      this: Logger,
-      message: unknown,
-      ...rest: unknown[]
-    ) {
-      logged.push([level, message]);
-      details.push(rest);
-      contexts.add(contextOf(this));
-    });
+  spyOnNestLogs(levels, (level, message, context, rest) => {
+    logged.push([level, message]);
+    details.push(rest);
+    contexts.add(context);
+  });
   return { logged, details, contexts };
+}
+
+/** The same, each line as [level, message, context]. */
+export function captureNestLines(
+  levels: readonly Level[],
+): [string, unknown, unknown][] {
+  const lines: [string, unknown, unknown][] = [];
+  spyOnNestLogs(levels, (level, message, context) =>
+    lines.push([level, message, context]),
+  );
+  return lines;
 }
 
 /** Logger's process-wide state: the instance every Logger writes through, and the levels. */

@@ -57,7 +57,7 @@ export interface ServerUnderTest {
 
 /** `listening` for each test of the describe it is called in, closed after it with its raw connections. */
 export function useListening(
-  listener: RequestListener,
+  listener?: RequestListener,
   setUp: ServerSetUp = {},
 ): ServerUnderTest {
   let current: ListeningServer | undefined;

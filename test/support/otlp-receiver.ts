@@ -12,6 +12,8 @@ export interface ReceivedSpan {
   links: { traceId: string; spanId: string }[];
   status: { code?: number; message?: string };
   serviceName: unknown;
+  /** The name of the tracer that made it (its instrumentation scope). */
+  scopeName: unknown;
 }
 
 /** The SQL of a pg span, under either name instrumentation-pg gives it. */
@@ -30,7 +32,11 @@ interface TracesRequest {
   resourceSpans?: {
     resource?: { attributes?: KeyValue[] };
     scopeSpans?: {
-      spans?: (Omit<ReceivedSpan, 'attributes' | 'serviceName'> & {
+      scope?: { name?: string };
+      spans?: (Omit<
+        ReceivedSpan,
+        'attributes' | 'serviceName' | 'scopeName'
+      > & {
         attributes?: KeyValue[];
       })[];
     }[];
@@ -48,11 +54,14 @@ const attributesOf = (list: KeyValue[] = []) =>
 
 /**
  * A collector's OTLP/HTTP traces endpoint (POST /v1/traces, http/json), in the test: keeps
- * every span it is sent, and the raw bodies, to look for what must never be there.
+ * every span it is sent, and the raw bodies, to look for what must never be there; of any
+ * other encoding (protobuf), the content type alone.
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   readonly bodies: string[] = [];
+  /** The content type of every request to /v1/traces, kept or refused. */
+  readonly contentTypes: (string | undefined)[] = [];
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<OtlpReceiver> {
@@ -63,6 +72,8 @@ export class OtlpReceiver {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
+        if (request.url === '/v1/traces')
+          receiver.contentTypes.push(request.headers['content-type']);
         const accepted =
           request.url === '/v1/traces' &&
           request.headers['content-type'] === 'application/json';
@@ -93,7 +104,7 @@ export class OtlpReceiver {
     const request = JSON.parse(body) as TracesRequest;
     for (const { resource, scopeSpans = [] } of request.resourceSpans ?? []) {
       const serviceName = attributesOf(resource?.attributes)['service.name'];
-      for (const { spans = [] } of scopeSpans)
+      for (const { scope, spans = [] } of scopeSpans)
         for (const span of spans)
           this.spans.push({
             ...span,
@@ -101,6 +112,7 @@ export class OtlpReceiver {
             links: span.links ?? [],
             attributes: attributesOf(span.attributes),
             serviceName,
+            scopeName: scope?.name,
           });
     }
   }

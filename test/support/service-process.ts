@@ -141,11 +141,9 @@ export async function spawnService(
  * migrated and connected: `startReady` waits for that too.
  */
 export async function startListening(
-  databaseUrl: string,
-  settings: Record<string, string> = {},
-  port?: number,
+  ...args: Parameters<typeof spawnService>
 ): Promise<ListeningService> {
-  const running = await spawnService(databaseUrl, settings, port);
+  const running = await spawnService(...args);
   await whileRunning(
     running.service,
     `it to accept connections at ${running.url}`,
@@ -156,11 +154,9 @@ export async function startListening(
 
 /** `startListening`'s service once it is ready: its database migrated and connected. */
 export async function startReady(
-  databaseUrl: string,
-  settings: Record<string, string> = {},
-  port?: number,
+  ...args: Parameters<typeof startListening>
 ): Promise<ListeningService> {
-  const running = await startListening(databaseUrl, settings, port);
+  const running = await startListening(...args);
   await untilReady(running.service, running.url);
   return running;
 }

@@ -10,44 +10,58 @@ import {
  * fixtures, so it checks the very setup the suite uses.
  */
 export function unitProject(include: string[]): TestProjectInlineConfiguration {
-  return { extends: true, test: { name: 'unit', include } };
+  return {
+    extends: true,
+    // Vitest's 5 s is a quiet machine's: on a loaded 2-core one, a spec that imports a
+    // module graph afresh (token.spec.ts) or a property test of 2,000 runs took 6-9 s.
+    test: { name: 'unit', include, testTimeout: 20_000 },
+  };
 }
 
 /** A spec that replaces a module (`vi.mock`, `vi.doMock`) for every file that imports it. */
 const REPLACES_A_MODULE = /\bvi\.(do)?[mM]ock\(/;
 
-/** The files among `include` that replace a module, found by their text. */
-function replacingModules(include: string[]): string[] {
-  return globSync(include).filter((file) =>
-    REPLACES_A_MODULE.test(readFileSync(file, 'utf8')),
-  );
+/**
+ * A spec that starts the service's OpenTelemetry SDK: some of what it registers outlives its
+ * stop and `trace.disable()` (pg's instrumentation stays hooked on `require`, and a tracer taken
+ * before keeps the SDK's provider), so it needs a process of its own.
+ */
+const STARTS_THE_SDK = /\bstartTracingSdk\(/;
+
+/** The files among `include` whose text matches any of `patterns`. */
+function specsMatching(include: string[], ...patterns: RegExp[]): string[] {
+  return globSync(include).filter((file) => {
+    const text = readFileSync(file, 'utf8');
+    return patterns.some((pattern) => pattern.test(text));
+  });
 }
 
 /**
  * The unit specs as the suite runs them: `unit` in one module graph (`isolate: false`), since a
  * fork per file loads Nest, TypeORM, class-validator and OpenTelemetry again for each, five
- * times the time (docs/testing.md); and the files that replace a module, found by their text,
- * in `unit-isolated`, a graph each: in a shared one the real module may be loaded first.
+ * times the time (docs/testing.md); and, found by their text, the files that replace a module
+ * (in a shared graph the real module may be loaded first) or start the OpenTelemetry SDK, in
+ * `unit-isolated`, a process each.
  */
 export function unitProjects(
   include: string[],
 ): TestProjectInlineConfiguration[] {
-  const replacing = replacingModules(include);
+  const ownProcess = specsMatching(include, REPLACES_A_MODULE, STARTS_THE_SDK);
   const shared = unitProject(include);
   const isolated: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: 'unit-isolated', include: replacing },
+    test: { ...shared.test, name: 'unit-isolated', include: ownProcess },
   };
   return [
     {
       ...shared,
       test: {
         ...shared.test,
-        exclude: [...configDefaults.exclude, ...replacing],
+        exclude: [...configDefaults.exclude, ...ownProcess],
         isolate: false,
       },
     },
-    ...(replacing.length === 0 ? [] : [isolated]),
+    ...(ownProcess.length === 0 ? [] : [isolated]),
   ];
 }
 
@@ -96,7 +110,7 @@ function onTestPostgres(
   include: string[],
 ): TestProjectInlineConfiguration {
   // In one graph a replaced module would reach every later spec: stop at the config.
-  const replacing = replacingModules(include);
+  const replacing = specsMatching(include, REPLACES_A_MODULE);
   if (replacing.length > 0)
     throw new Error(
       `${replacing.join(', ')} replace a module (vi.mock): the ${name} project runs its specs in one module graph; replace a dependency through Nest's testing module instead.`,

@@ -151,15 +151,15 @@ async function oneRowPastAStatement() {
 }
 
 describe('PlantInsertBatcher', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('sends a request alone at once, without a timer', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
-    try {
-      const { batcher, statements } = fakeTable();
-      await expect(batcher.insert(request(1))).resolves.toBe('created');
-      expect(statements).toEqual([['1']]);
-    } finally {
-      vi.useRealTimers();
-    }
+    const { batcher, statements } = fakeTable();
+    await expect(batcher.insert(request(1))).resolves.toBe('created');
+    expect(statements).toEqual([['1']]);
   });
 
   it('groups the inserts of one turn of the event loop into one statement', async () => {
@@ -317,154 +317,130 @@ describe('PlantInsertBatcher', () => {
 
   it('answers 503 for a row that waited too long for a slot, and never sends it; with no statement answered meanwhile, the database is the cause', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
-    try {
-      const { batcher, statements, release } = heldTable({
-        maxRows: 100,
-        maxWaitMs: 500,
-      });
-      const inFlight = await fillSlots(batcher);
-      const waiting = batcher.insert(request(5));
-      const outcome = expect(waiting).rejects.toBeInstanceOf(
-        DatabaseDeadlineError,
-      );
+    const { batcher, statements, release } = heldTable({
+      maxRows: 100,
+      maxWaitMs: 500,
+    });
+    const inFlight = await fillSlots(batcher);
+    const waiting = batcher.insert(request(5));
+    const outcome = expect(waiting).rejects.toBeInstanceOf(
+      DatabaseDeadlineError,
+    );
 
-      await vi.advanceTimersByTimeAsync(501);
-      await outcome;
-      release();
-      await Promise.all(inFlight);
-      await nextTurn();
-      expect(statements.flat()).not.toContain('5');
-    } finally {
-      vi.useRealTimers();
-    }
+    await vi.advanceTimersByTimeAsync(501);
+    await outcome;
+    release();
+    await Promise.all(inFlight);
+    await nextTurn();
+    expect(statements.flat()).not.toContain('5');
   });
 
   it('says it is overloaded when a row waited too long while statements were answered', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
-    try {
-      // Each statement held until released on its own, first in first out.
-      const { releases, statements, outcome, drainAll } =
-        await oneRowPastAStatement();
-      await vi.advanceTimersByTimeAsync(100);
-      releases.shift()?.();
-      await nextTurn();
-      await nextTurn();
-      expect(statements).toHaveLength(5);
-      await vi.advanceTimersByTimeAsync(401);
-      await outcome;
-      expect(statements.flat()).not.toContain('600');
-      await drainAll();
-    } finally {
-      vi.useRealTimers();
-    }
+    // Each statement held until released on its own, first in first out.
+    const { releases, statements, outcome, drainAll } =
+      await oneRowPastAStatement();
+    await vi.advanceTimersByTimeAsync(100);
+    releases.shift()?.();
+    await nextTurn();
+    await nextTurn();
+    expect(statements).toHaveLength(5);
+    await vi.advanceTimersByTimeAsync(401);
+    await outcome;
+    expect(statements.flat()).not.toContain('600');
+    await drainAll();
   });
 
   it('says it is overloaded once its oldest waiting row has waited maxWaitMs, before that row is answered', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    try {
-      const { batcher, release } = heldTable({ maxRows: 100, maxWaitMs: 500 });
-      const inFlight = await fillSlots(batcher);
-      const queuedAt = Date.now();
-      const waiting = batcher.insert(request(5));
-      void waiting.catch(() => undefined);
-      expect(batcher.isOverloaded).toBe(false);
-      // The clock alone moves: the timer that answers the row has not run yet.
-      vi.setSystemTime(queuedAt + 499);
-      expect(batcher.isOverloaded).toBe(false);
-      vi.setSystemTime(queuedAt + 500);
-      expect(batcher.isOverloaded).toBe(true);
-      release();
-      await Promise.all(inFlight);
-    } finally {
-      vi.useRealTimers();
-    }
+    const { batcher, release } = heldTable({ maxRows: 100, maxWaitMs: 500 });
+    const inFlight = await fillSlots(batcher);
+    const queuedAt = Date.now();
+    const waiting = batcher.insert(request(5));
+    void waiting.catch(() => undefined);
+    expect(batcher.isOverloaded).toBe(false);
+    // The clock alone moves: the timer that answers the row has not run yet.
+    vi.setSystemTime(queuedAt + 499);
+    expect(batcher.isOverloaded).toBe(false);
+    vi.setSystemTime(queuedAt + 500);
+    expect(batcher.isOverloaded).toBe(true);
+    release();
+    await Promise.all(inFlight);
   });
 
   it('answers a row waiting for a slot when its wait runs out, exactly, with one timer however many rows wait', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    try {
-      const { batcher, release } = heldTable({
-        maxRows: 1_000,
-        maxWaitMs: 500,
-      });
-      const inFlight = await fillSlots(batcher);
-      const queuedAt = Date.now();
-      const settled: number[] = [];
-      const waiting = Array.from({ length: 50 }, (_, index) =>
-        batcher.insert(request(10 + index)).catch((error: unknown) => {
-          settled.push(Date.now());
-          return error;
-        }),
-      );
-      expect(vi.getTimerCount()).toBe(1);
+    const { batcher, release } = heldTable({
+      maxRows: 1_000,
+      maxWaitMs: 500,
+    });
+    const inFlight = await fillSlots(batcher);
+    const queuedAt = Date.now();
+    const settled: number[] = [];
+    const waiting = Array.from({ length: 50 }, (_, index) =>
+      batcher.insert(request(10 + index)).catch((error: unknown) => {
+        settled.push(Date.now());
+        return error;
+      }),
+    );
+    expect(vi.getTimerCount()).toBe(1);
 
-      await vi.advanceTimersToNextTimerAsync();
-      expect(Date.now()).toBe(queuedAt + 500);
-      expect(settled).toEqual(Array.from({ length: 50 }, () => queuedAt + 500));
-      for (const outcome of await Promise.all(waiting))
-        expect(outcome).toBeInstanceOf(DatabaseDeadlineError);
-      release();
-      await Promise.all(inFlight);
-      // Idle again: no timer left to wake the process.
-      expect(vi.getTimerCount()).toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
+    await vi.advanceTimersToNextTimerAsync();
+    expect(Date.now()).toBe(queuedAt + 500);
+    expect(settled).toEqual(Array.from({ length: 50 }, () => queuedAt + 500));
+    for (const outcome of await Promise.all(waiting))
+      expect(outcome).toBeInstanceOf(DatabaseDeadlineError);
+    release();
+    await Promise.all(inFlight);
+    // Idle again: no timer left to wake the process.
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('answers each waiting row when its own wait runs out, a later arrival later', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    try {
-      const { batcher, release } = heldTable({ maxRows: 100, maxWaitMs: 500 });
-      const inFlight = await fillSlots(batcher);
-      const start = Date.now();
-      const settledAt: Record<string, number> = {};
-      const watch = (id: number) =>
-        batcher.insert(request(id)).catch(() => {
-          settledAt[id] = Date.now() - start;
-        });
-      const first = watch(5);
-      await vi.advanceTimersByTimeAsync(200);
-      const second = watch(6);
-      await vi.advanceTimersByTimeAsync(300);
-      expect(settledAt).toEqual({ 5: 500 });
-      await vi.advanceTimersByTimeAsync(200);
-      expect(settledAt).toEqual({ 5: 500, 6: 700 });
-      await Promise.all([first, second]);
-      release();
-      await Promise.all(inFlight);
-    } finally {
-      vi.useRealTimers();
-    }
+    const { batcher, release } = heldTable({ maxRows: 100, maxWaitMs: 500 });
+    const inFlight = await fillSlots(batcher);
+    const start = Date.now();
+    const settledAt: Record<string, number> = {};
+    const watch = (id: number) =>
+      batcher.insert(request(id)).catch(() => {
+        settledAt[id] = Date.now() - start;
+      });
+    const first = watch(5);
+    await vi.advanceTimersByTimeAsync(200);
+    const second = watch(6);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(settledAt).toEqual({ 5: 500 });
+    await vi.advanceTimersByTimeAsync(200);
+    expect(settledAt).toEqual({ 5: 500, 6: 700 });
+    await Promise.all([first, second]);
+    release();
+    await Promise.all(inFlight);
   });
 
   it('answers 503 for a row left over when one turn brings more rows than four statements take', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    try {
-      const { batcher, statements, release } = heldTable({
-        maxRows: 10_000,
-        maxWaitMs: 500,
-      });
-      // The first 32 go at once (nothing in flight), then three full statements at the
-      // turn's end fill the four slots.
-      const sent = Array.from({ length: 1_532 }, (_, index) =>
-        batcher.insert(request(index)),
-      );
-      const leftOver = batcher.insert(request(5_000));
-      const outcome = expect(leftOver).rejects.toBeInstanceOf(
-        DatabaseDeadlineError,
-      );
-      await nextTurn();
-      expect(statements.map((ids) => ids.length)).toEqual([32, 500, 500, 500]);
+    const { batcher, statements, release } = heldTable({
+      maxRows: 10_000,
+      maxWaitMs: 500,
+    });
+    // The first 32 go at once (nothing in flight), then three full statements at the
+    // turn's end fill the four slots.
+    const sent = Array.from({ length: 1_532 }, (_, index) =>
+      batcher.insert(request(index)),
+    );
+    const leftOver = batcher.insert(request(5_000));
+    const outcome = expect(leftOver).rejects.toBeInstanceOf(
+      DatabaseDeadlineError,
+    );
+    await nextTurn();
+    expect(statements.map((ids) => ids.length)).toEqual([32, 500, 500, 500]);
 
-      await vi.advanceTimersByTimeAsync(500);
-      await outcome;
-      release();
-      await expect(Promise.all(sent)).resolves.toHaveLength(1_532);
-      expect(statements.flat()).not.toContain('5000');
-    } finally {
-      vi.useRealTimers();
-    }
+    await vi.advanceTimersByTimeAsync(500);
+    await outcome;
+    release();
+    await expect(Promise.all(sent)).resolves.toHaveLength(1_532);
+    expect(statements.flat()).not.toContain('5000');
   });
 
   it('with no statement in flight, sends 32 waiting rows at once, before the turn ends, and the rest of the turn together at its end', async () => {
@@ -500,18 +476,14 @@ describe('PlantInsertBatcher', () => {
 
   it('says it is overloaded, not that the database is down, when a statement was answered after the row was queued, in the same millisecond', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    try {
-      const { releases, outcome, drainAll } = await oneRowPastAStatement();
-      // Answered with the clock not moved since the row was queued.
-      releases.shift()?.();
-      await nextTurn();
-      await nextTurn();
-      await vi.advanceTimersByTimeAsync(500);
-      await outcome;
-      await drainAll();
-    } finally {
-      vi.useRealTimers();
-    }
+    const { releases, outcome, drainAll } = await oneRowPastAStatement();
+    // Answered with the clock not moved since the row was queued.
+    releases.shift()?.();
+    await nextTurn();
+    await nextTurn();
+    await vi.advanceTimersByTimeAsync(500);
+    await outcome;
+    await drainAll();
   });
 
   it('never sends a row whose client left before it was sent', async () => {

@@ -1,26 +1,19 @@
 import { readTracingSettings } from './tracing-settings.js';
 
 describe("readTracingSettings: OpenTelemetry's variables", () => {
-  it('leaves tracing off when no exporter or endpoint is set, whatever else is', () => {
-    expect(readTracingSettings({})).toEqual({ settings: undefined });
-    expect(
-      readTracingSettings({
-        OTEL_SERVICE_NAME: 'shop',
-        OTEL_TRACES_SAMPLER: 'always_on',
-      }),
-    ).toEqual({ settings: undefined });
-  });
-
-  it('leaves it off for OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED=true', () => {
-    expect(readTracingSettings({ OTEL_TRACES_EXPORTER: 'none' })).toEqual({
-      settings: undefined,
-    });
-    expect(
-      readTracingSettings({
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_SDK_DISABLED: 'true',
-      }),
-    ).toEqual({ settings: undefined });
+  it.each([
+    ['nothing is set', {}],
+    [
+      'no exporter or endpoint is set, whatever else is',
+      { OTEL_SERVICE_NAME: 'shop', OTEL_TRACES_SAMPLER: 'always_on' },
+    ],
+    ['OTEL_TRACES_EXPORTER=none', { OTEL_TRACES_EXPORTER: 'none' }],
+    [
+      'OTEL_SDK_DISABLED=true',
+      { OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'true' },
+    ],
+  ])('leaves tracing off when %s', (_case, env) => {
+    expect(readTracingSettings(env)).toEqual({ settings: undefined });
   });
 
   it("takes OpenTelemetry's defaults for what is unset", () => {

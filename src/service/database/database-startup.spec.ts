@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { captureNestLines } from '../../../test/support/nest-logs.js';
 import type { WriteCircuit } from '../../lib/index.js';
 import { DatabaseStartup } from './database-startup.js';
 import { runMigrations } from './migration-runner.js';
@@ -118,18 +118,7 @@ describe('DatabaseStartup', () => {
     let logged: [string, unknown, unknown][];
 
     beforeEach(() => {
-      logged = [];
-      for (const level of ['log', 'warn'] as const)
-        vi.spyOn(Logger.prototype, level).mockImplementation(function (
-          this: Logger,
-          message: unknown,
-        ) {
-          logged.push([
-            level,
-            message,
-            (this as unknown as { context?: string }).context,
-          ]);
-        });
+      logged = captureNestLines(['log', 'warn']);
       // Time stands still: the start takes 0 ms.
       vi.useFakeTimers({ toFake: ['Date'] });
     });

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pg from 'pg';
+import { captureNestLines } from '../../../test/support/nest-logs.js';
 import { eventually } from '../../../test/support/poll.js';
 import { usePlainPostgres } from '../../../test/support/plain-postgres.js';
 import { validateEnvironment } from '../config/environment.js';
@@ -14,10 +15,6 @@ const ALL_LEVELS = [
   'verbose',
   'fatal',
 ] as const;
-
-/** The context Nest writes beside a line: the name a class gave its Logger. */
-const contextOf = (logger: Logger): unknown =>
-  (logger as unknown as { context?: string }).context;
 
 /**
  * Runs the script (`npm run migration:run`) in this process. The first run imports it by name,
@@ -38,14 +35,7 @@ describe('migrate: `npm run migration:run`', () => {
   let exit: ReturnType<typeof vi.fn>;
 
   beforeEach(() => {
-    logged = [];
-    for (const level of ['log', 'error'] as const)
-      vi.spyOn(Logger.prototype, level).mockImplementation(function (
-        this: Logger,
-        message: unknown,
-      ) {
-        logged.push([level, message, contextOf(this)]);
-      });
+    logged = captureNestLines(['log', 'error']);
     exit = vi.fn();
     vi.spyOn(process, 'exit').mockImplementation(
       exit as unknown as typeof process.exit,

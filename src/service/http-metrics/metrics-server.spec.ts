@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import type { MockInstance } from 'vitest';
 import { freePort } from '../../../test-kit/free-port.mjs';
 import { connectError, RawConnection } from '../../../test/support/raw-http.js';
 import { eventually } from '../../../test/support/poll.js';
@@ -111,54 +112,65 @@ describe('MetricsServer (METRICS_PORT)', () => {
     }
   });
 
-  it('answers a scrape that fails with the Error body of a 500, and logs why', async () => {
+  /**
+   * Serves a registry whose every render fails with `reason` and runs `scrape` on its port,
+   * Logger's error written nowhere but to the spy it is given.
+   */
+  async function whileRenderFails(
+    reason: unknown,
+    scrape: (
+      port: number,
+      errors: MockInstance<Logger['error']>,
+    ) => Promise<void>,
+  ): Promise<void> {
     const failing = {
-      render: () => Promise.reject(new Error('collector broke')),
+      render: () => Promise.reject(reason),
     } as unknown as MetricsService;
     const errors = vi
       .spyOn(Logger.prototype, 'error')
       .mockImplementation(() => {});
     const { server, port } = await serving(failing);
     try {
-      const answer = await fetch(`http://127.0.0.1:${port}/metrics`);
-      expect(answer.status).toBe(500);
-      expect(answer.headers.get('content-type')).toBe(
-        'application/json; charset=utf-8',
-      );
-      expect(await answer.json()).toEqual({
-        error: 500,
-        message: 'The server failed to handle the request; it has been logged.',
-      });
-      expect(errors).toHaveBeenCalledWith(
-        'Unexpected error on GET /metrics',
-        expect.stringContaining('collector broke'),
-      );
-      expect(errors.mock.calls[0][1]).toMatch(
-        /^Error: collector broke\n {4}at /,
-      );
+      await scrape(port, errors);
     } finally {
       await server.onApplicationShutdown();
     }
+  }
+
+  it('answers a scrape that fails with the Error body of a 500, and logs why', async () => {
+    await whileRenderFails(
+      new Error('collector broke'),
+      async (port, errors) => {
+        const answer = await fetch(`http://127.0.0.1:${port}/metrics`);
+        expect(answer.status).toBe(500);
+        expect(answer.headers.get('content-type')).toBe(
+          'application/json; charset=utf-8',
+        );
+        expect(await answer.json()).toEqual({
+          error: 500,
+          message:
+            'The server failed to handle the request; it has been logged.',
+        });
+        expect(errors).toHaveBeenCalledWith(
+          'Unexpected error on GET /metrics',
+          expect.stringContaining('collector broke'),
+        );
+        expect(errors.mock.calls[0][1]).toMatch(
+          /^Error: collector broke\n {4}at /,
+        );
+      },
+    );
   });
 
   it('logs a failure that is not an Error as its text', async () => {
-    const failing = {
-      render: () => Promise.reject('no registry'),
-    } as unknown as MetricsService;
-    const errors = vi
-      .spyOn(Logger.prototype, 'error')
-      .mockImplementation(() => {});
-    const { server, port } = await serving(failing);
-    try {
+    await whileRenderFails('no registry', async (port, errors) => {
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(
         500,
       );
       expect(errors.mock.calls).toEqual([
         ['Unexpected error on GET /metrics', 'no registry'],
       ]);
-    } finally {
-      await server.onApplicationShutdown();
-    }
+    });
   });
 
   it('closes its port at shutdown, cutting a scrape still running', async () => {

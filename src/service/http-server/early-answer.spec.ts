@@ -1,15 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import {
-  type ListeningServer,
-  listening,
-} from '../../../test/support/node-server.js';
+import { useListening } from '../../../test/support/node-server.js';
 import { eventually } from '../../../test/support/poll.js';
 import {
   isWholeResponse,
   parseResponse,
-  RawConnection,
 } from '../../../test/support/raw-http.js';
 import { earlyAnswerRule } from './early-answer.js';
 
@@ -132,85 +128,56 @@ describe('earlyAnswerRule: an answer sent before its body arrived', () => {
 });
 
 describe('earlyAnswerRule: an answer sent after 100 Continue, before the body', () => {
-  let served: ListeningServer;
-  let port: number;
-
-  beforeEach(async () => {
-    const rule = earlyAnswerRule(SMALL);
-    served = await listening(undefined, {
-      prepare: (server) =>
-        server.on('checkContinue', (request, response) => {
-          response.writeContinue();
-          rule(request, response);
-          response.writeHead(413, { 'Content-Length': '2' });
-          response.end('no');
-        }),
-    });
-    port = served.port;
+  const rule = earlyAnswerRule(SMALL);
+  const served = useListening(undefined, {
+    prepare: (server) =>
+      server.on('checkContinue', (request, response) => {
+        response.writeContinue();
+        rule(request, response);
+        response.writeHead(413, { 'Content-Length': '2' });
+        response.end('no');
+      }),
   });
 
-  afterEach(() => served.close());
-
   it('closes the connection of a small body that waited for 100 Continue, though it was sent', async () => {
-    const connection = await RawConnection.open(port);
-    try {
-      connection.write(
-        'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n',
-      );
-      const text = await connection.until((received) =>
-        isWholeResponse(
-          received.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, ''),
-        ),
-      );
-      expect(text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
-      const answer = parseResponse(
-        text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length),
-      );
-      expect([answer.status, answer.headers.connection]).toEqual([
-        413,
-        'close',
-      ]);
-    } finally {
-      connection.socket.destroy();
-    }
+    const connection = await served.open();
+    connection.write(
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n',
+    );
+    const text = await connection.until((received) =>
+      isWholeResponse(received.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '')),
+    );
+    expect(text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
+    const answer = parseResponse(
+      text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length),
+    );
+    expect([answer.status, answer.headers.connection]).toEqual([413, 'close']);
   });
 });
 
 describe('earlyAnswerRule: an answer sent once its body has arrived', () => {
-  let served: ListeningServer;
-  let port: number;
-
-  beforeEach(async () => {
-    const rule = earlyAnswerRule(SMALL);
-    // Every request is answered once its whole body was read.
-    served = await listening((request, response) => {
-      rule(request, response);
-      request.resume();
-      request.once('end', () => {
-        response.writeHead(201, { 'Content-Length': '2' });
-        response.end('ok');
-      });
+  const rule = earlyAnswerRule(SMALL);
+  // Every request is answered once its whole body was read.
+  const served = useListening((request, response) => {
+    rule(request, response);
+    request.resume();
+    request.once('end', () => {
+      response.writeHead(201, { 'Content-Length': '2' });
+      response.end('ok');
     });
-    port = served.port;
   });
 
-  afterEach(() => served.close());
-
   it('keeps the connection of a large body read to its end', async () => {
-    const connection = await RawConnection.open(port);
-    try {
-      const body = 'x'.repeat(BIG);
-      const first = await connection.ask(
-        `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${BIG}\r\n\r\n${body}`,
-      );
-      expect([first.status, first.headers.connection]).toEqual([
-        201,
-        'keep-alive',
-      ]);
-      expect(connection.socket.destroyed).toBe(false);
-    } finally {
-      connection.socket.destroy();
-    }
+    const connection = await served.open();
+    const body = 'x'.repeat(BIG);
+    const first = await connection.ask(
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${BIG}\r\n\r\n${body}`,
+    );
+    expect([first.status, first.headers.connection]).toEqual([
+      201,
+      'keep-alive',
+    ]);
+    expect(connection.socket.destroyed).toBe(false);
   });
 });
 

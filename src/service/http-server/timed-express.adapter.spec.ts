@@ -6,17 +6,21 @@ import type {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  listenedAsNestAsks,
+  servingOnLoopback,
+} from '../../../test/support/timed-adapter.js';
+import {
   SETTINGS,
   SETTINGS_TIMEOUTS,
   timeoutsOf,
 } from '../../../test/support/timed-server.js';
-import { TimedExpressAdapter } from './timed-express.adapter.js';
+import {
+  type PostRouteHook,
+  TimedExpressAdapter,
+} from './timed-express.adapter.js';
 
-type Handler = (
-  request: IncomingMessage,
-  response: ServerResponse,
-  next: () => void,
-) => void;
+/** A handler onPostRoute's hook may put first on a route. */
+type Handler = NonNullable<ReturnType<PostRouteHook>>;
 
 describe('TimedExpressAdapter', () => {
   let adapter: TimedExpressAdapter;
@@ -31,14 +35,8 @@ describe('TimedExpressAdapter', () => {
   });
 
   /** Listens on a free loopback port, Express answering; the base URL. */
-  async function listen(): Promise<string> {
-    const server = adapter.getHttpServer() as Server;
-    server.on('request', adapter.getInstance<RequestListener>());
-    await new Promise<void>((resolve) => {
-      adapter.listen(0, '127.0.0.1', resolve);
-    });
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
+  const listen = (): Promise<string> =>
+    servingOnLoopback(adapter, adapter.getInstance<RequestListener>());
 
   it("serves on the service's server, with its timeouts and no listener of its own", () => {
     adapter.initHttpServer({});
@@ -54,13 +52,7 @@ describe('TimedExpressAdapter', () => {
   });
 
   it('listens with the accept queue of its settings, on the host given, and calls back once listening', async () => {
-    adapter.initHttpServer({});
-    const server = adapter.getHttpServer() as Server;
-    const listen = vi.spyOn(server, 'listen');
-    let returned: unknown;
-    await new Promise<void>((resolve) => {
-      returned = adapter.listen('0', '127.0.0.1', resolve);
-    });
+    const { server, returned, listen } = await listenedAsNestAsks(adapter);
     expect(returned).toBe(server);
     expect(listen).toHaveBeenCalledWith(
       { port: 0, host: '127.0.0.1', backlog: 44 },

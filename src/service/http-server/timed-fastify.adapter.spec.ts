@@ -3,6 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
 import {
+  listenedAsNestAsks,
+  servingOnLoopback,
+} from '../../../test/support/timed-adapter.js';
+import {
   SETTINGS,
   SETTINGS_TIMEOUTS,
   timeoutsOf,
@@ -19,14 +23,9 @@ describe('TimedFastifyAdapter', () => {
   const fastify = (): FastifyInstance => adapter.getInstance<FastifyInstance>();
 
   /** Starts with `options` and listens on a free loopback port, the front door being Fastify's handler alone; the base URL. */
-  async function listen(options: NestApplicationOptions = {}): Promise<string> {
+  function listen(options: NestApplicationOptions = {}): Promise<string> {
     adapter.initHttpServer(options);
-    const server = adapter.getHttpServer() as Server;
-    server.on('request', adapter.requestListener);
-    await new Promise<void>((resolve) => {
-      adapter.listen(0, '127.0.0.1', resolve);
-    });
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return servingOnLoopback(adapter, adapter.requestListener);
   }
 
   it("runs Fastify on the service's server, with its timeouts and no listener of Fastify's", () => {
@@ -52,13 +51,7 @@ describe('TimedFastifyAdapter', () => {
   });
 
   it('listens with the accept queue of its settings, on the host given, and calls back once listening', async () => {
-    adapter.initHttpServer({});
-    const server = adapter.getHttpServer() as Server;
-    const listen = vi.spyOn(server, 'listen');
-    let returned: unknown;
-    await new Promise<void>((resolve) => {
-      returned = adapter.listen('0', '127.0.0.1', resolve);
-    });
+    const { server, returned, listen } = await listenedAsNestAsks(adapter);
     expect(returned).toBe(server);
     // Fastify hands its own callback in the options.
     expect(listen).toHaveBeenCalledWith(

@@ -54,6 +54,22 @@ describe('GracefulShutdown', () => {
     return connection;
   }
 
+  /**
+   * `running`'s request gets its whole answer ('done') with `connection`, then its connection
+   * closes and the drain resolves, with nothing to say: no delay, nothing cut off.
+   */
+  async function expectFinishedThenDrained(
+    running: RawConnection,
+    connection: string,
+    drain: Promise<unknown>,
+  ): Promise<void> {
+    const answer = parseResponse(await running.closed);
+    expect(answer.body).toBe('done');
+    expect(answer.headers.connection).toBe(connection);
+    await drain;
+    expect(logged).toEqual([]);
+  }
+
   it('closes the listener and idle connections, lets a running request finish with Connection: close, and resolves once it has', async () => {
     const idle = await open();
     await idle.ask(GET('/'));
@@ -69,12 +85,7 @@ describe('GracefulShutdown', () => {
     expect(drained).toBe(false);
 
     held[0].writeHead(200, { 'Content-Length': '4' }).end('done');
-    const answer = parseResponse(await running.closed);
-    expect(answer.body).toBe('done');
-    expect(answer.headers.connection).toBe('close');
-    await drain;
-    // No delay, nothing cut off: nothing to say.
-    expect(logged).toEqual([]);
+    await expectFinishedThenDrained(running, 'close', drain);
   });
 
   it('closes a connection that goes idle after its request, once the listener is closed', async () => {
@@ -86,11 +97,7 @@ describe('GracefulShutdown', () => {
 
     const drain = shutdown.drain({ delayMs: 0, timeoutMs: 60_000 });
     held[0].end('ne');
-    const answer = parseResponse(await running.closed);
-    expect(answer.body).toBe('done');
-    expect(answer.headers.connection).toBe('keep-alive');
-    await drain;
-    expect(logged).toEqual([]);
+    await expectFinishedThenDrained(running, 'keep-alive', drain);
   });
 
   it('resolves at once when the listener is already closed and no connection is left, leaving no timer behind', async () => {

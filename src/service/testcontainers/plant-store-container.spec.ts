@@ -23,6 +23,17 @@ const asked = (engine: FakeContainerEngine) =>
     (request) => request !== 'GET /info' && request !== 'GET /containers/json',
   );
 
+/** `settling` fails with the AggregateError of a stop that failed: its errors, as text. */
+async function stoppingFailures(settling: Promise<unknown>): Promise<string[]> {
+  const failure = await settling.then(
+    () => undefined,
+    (error: unknown) => error as AggregateError,
+  );
+  expect(failure).toBeInstanceOf(AggregateError);
+  expect(failure?.message).toBe('Stopping Plant Store failed');
+  return failure?.errors.map(String) ?? [];
+}
+
 describe('PlantStoreContainer.start() on an engine that cannot pull PostgreSQL', () => {
   let engine: FakeContainerEngine;
 
@@ -71,13 +82,7 @@ describe('PlantStoreContainer.start() on an engine that cannot pull PostgreSQL',
 
   it('says so when removing what it started fails too', async () => {
     engine.answer('DELETE /networks/', [500, { message: 'network in use' }]);
-    const failure = await new PlantStoreContainer().start().then(
-      () => undefined,
-      (error: unknown) => error as AggregateError,
-    );
-    expect(failure).toBeInstanceOf(AggregateError);
-    expect(failure?.message).toBe('Stopping Plant Store failed');
-    expect(failure?.errors.map(String)).toEqual([
+    expect(await stoppingFailures(new PlantStoreContainer().start())).toEqual([
       'Error: (HTTP code 500) server error - network in use ',
     ]);
   });
@@ -210,13 +215,7 @@ describe('PlantStoreContainer.start() on an engine that runs what it is asked to
       500,
       { message: 'stuck' },
     ]);
-    const failure = await store.stop().then(
-      () => undefined,
-      (error: unknown) => error as AggregateError,
-    );
-    expect(failure).toBeInstanceOf(AggregateError);
-    expect(failure?.message).toBe('Stopping Plant Store failed');
-    expect(failure?.errors.map(String)).toEqual([
+    expect(await stoppingFailures(store.stop())).toEqual([
       'Error: (HTTP code 500) server error - stuck ',
     ]);
     expect(

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -42,6 +42,9 @@ describe('traceIncomingRequests: the server span, sampled first', () => {
     undo = traceIncomingRequests(provider.getTracer('test'));
     server = createServer((request, response) => {
       seen.push(trace.getActiveSpan()?.spanContext().traceId);
+      // As Express leaves a request it matched to a route.
+      if (request.url === '/plants/7')
+        Object.assign(request, { route: { path: '/plants/:id' } });
       const status =
         request.headers.authorization === 'Bearer right' ? 200 : 401;
       const failed = { '/broken': 503, '/failed': 500 }[request.url ?? ''];
@@ -123,6 +126,16 @@ describe('traceIncomingRequests: the server span, sampled first', () => {
     }).toEqual({ status: { code: SpanStatusCode.ERROR }, type });
   });
 
+  it('names the span by the route a router matched, once answered', async () => {
+    const [span] = await spansOf('/plants/7', {
+      traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+    });
+    expect({
+      name: span.name,
+      route: span.attributes['http.route'],
+    }).toEqual({ name: 'POST /plants/:id', route: '/plants/:id' });
+  });
+
   it("describes the request by the HTTP conventions' stable attributes, and nothing else", async () => {
     const [span] = await spansOf('/plants?id=1', {
       traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
@@ -155,5 +168,16 @@ describe('traceIncomingRequests: the server span, sampled first', () => {
     });
     expect(spans.map((span) => span.spanContext().traceId)).toEqual([TRACE_ID]);
     expect(seen).toEqual([undefined, undefined, TRACE_ID]);
+  });
+});
+
+describe('traceIncomingRequests: the undo it returns', () => {
+  it("gives Node's servers their own emit back", () => {
+    const emit = () => Reflect.get(Server.prototype, 'emit') as unknown;
+    const own = emit();
+    const undo = traceIncomingRequests(trace.getTracer('test'));
+    expect(emit()).not.toBe(own);
+    undo();
+    expect(emit()).toBe(own);
   });
 });

@@ -5,8 +5,6 @@ import {
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -26,6 +24,12 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { INSERT_BATCH_SPAN } from '../../lib/plants/plants-tracer.js';
 import type { TracingSettings } from '../config/tracing-settings.js';
 import { traceIncomingRequests } from './server-spans.js';
+import {
+  type ExportWorker,
+  otlpExportWorker,
+  type OtlpTarget,
+  WorkerSpanExporter,
+} from './worker-span-exporter.js';
 
 // A batch span links to every create it served: up to the batcher's 500 rows (the SDK's
 // default keeps 128 links).
@@ -60,16 +64,24 @@ function samplerFor({ sampler, samplerRatio }: TracingSettings): Sampler {
   }
 }
 
-function exporterFor({ exporter, protocol, endpoint }: TracingSettings) {
+function exporterFor(
+  { exporter, protocol, endpoint }: TracingSettings,
+  startExportWorker: (target: OtlpTarget) => ExportWorker,
+) {
   if (exporter === 'console') return new ConsoleSpanExporter();
-  return protocol === 'http/json'
-    ? new OtlpJsonExporter({ url: endpoint })
-    : new OtlpProtobufExporter({ url: endpoint });
+  return new WorkerSpanExporter(protocol, () =>
+    startExportWorker({ protocol, endpoint }),
+  );
 }
 
-/** The service's SDK: W3C context, server spans, pg's instrumentation, batched export; returns the flushing stop. */
+/**
+ * The service's SDK: W3C context, server spans, pg's instrumentation, batched export; returns
+ * the flushing stop. OTLP is sent from `startExportWorker`'s worker (a spec's runs in-thread:
+ * under Vitest there is no built worker file).
+ */
 export function startTracingSdk(
   settings: TracingSettings,
+  startExportWorker: (target: OtlpTarget) => ExportWorker = otlpExportWorker,
 ): () => Promise<void> {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager());
   propagation.setGlobalPropagator(
@@ -80,7 +92,7 @@ export function startTracingSdk(
       ],
     }),
   );
-  const exporter: SpanExporter = exporterFor(settings);
+  const exporter: SpanExporter = exporterFor(settings, startExportWorker);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: settings.serviceName,

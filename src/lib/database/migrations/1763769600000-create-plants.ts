@@ -1,23 +1,12 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { schemaQualified } from '../schema-qualified.js';
+import { tableMigration } from './sql-migration.js';
 
-export class CreatePlants1763769600000 implements MigrationInterface {
-  name = 'CreatePlants1763769600000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    const plants = schemaQualified(queryRunner.connection, 'plants');
-    await queryRunner.query(`
-      CREATE TABLE ${plants} (
-        id         bigint      PRIMARY KEY,
-        name       text        NOT NULL,
-        tag        text,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )
-    `);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    const plants = schemaQualified(queryRunner.connection, 'plants');
-    await queryRunner.query(`DROP TABLE ${plants}`);
-  }
-}
+export const CreatePlants1763769600000 = tableMigration(
+  'CreatePlants1763769600000',
+  'plants',
+  [
+    'id         bigint      PRIMARY KEY',
+    'name       text        NOT NULL',
+    'tag        text',
+    'created_at timestamptz NOT NULL DEFAULT now()',
+  ],
+);

@@ -1,21 +1,12 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { schemaQualified } from '../schema-qualified.js';
-
-/** The table and the trigger function, in the DataSource's schema. */
-function objectsOf(queryRunner: QueryRunner) {
-  return {
-    tokens: schemaQualified(queryRunner.connection, 'api_tokens'),
-    notify: schemaQualified(queryRunner.connection, 'api_tokens_notify_change'),
-  };
-}
+import { sqlMigration } from './sql-migration.js';
 
 /** A committed change to api_tokens notifies the token stores with its name (empty: reload all). */
-export class NotifyApiTokenChanges1764000000000 implements MigrationInterface {
-  name = 'NotifyApiTokenChanges1764000000000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    const { tokens, notify } = objectsOf(queryRunner);
-    await queryRunner.query(`
+export const NotifyApiTokenChanges1764000000000 = sqlMigration(
+  'NotifyApiTokenChanges1764000000000',
+  { tokens: 'api_tokens', notify: 'api_tokens_notify_change' },
+  {
+    up: ({ tokens, notify }) => [
+      `
       CREATE FUNCTION ${notify}() RETURNS trigger
       LANGUAGE plpgsql AS $$
       BEGIN
@@ -35,27 +26,22 @@ export class NotifyApiTokenChanges1764000000000 implements MigrationInterface {
         RETURN NULL;
       END
       $$
-    `);
-    await queryRunner.query(`
+    `,
+      `
       CREATE TRIGGER api_tokens_notify_row_change
       AFTER INSERT OR UPDATE OR DELETE ON ${tokens}
       FOR EACH ROW EXECUTE FUNCTION ${notify}()
-    `);
-    await queryRunner.query(`
+    `,
+      `
       CREATE TRIGGER api_tokens_notify_truncate
       AFTER TRUNCATE ON ${tokens}
       FOR EACH STATEMENT EXECUTE FUNCTION ${notify}()
-    `);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    const { tokens, notify } = objectsOf(queryRunner);
-    await queryRunner.query(
+    `,
+    ],
+    down: ({ tokens, notify }) => [
       `DROP TRIGGER api_tokens_notify_truncate ON ${tokens}`,
-    );
-    await queryRunner.query(
       `DROP TRIGGER api_tokens_notify_row_change ON ${tokens}`,
-    );
-    await queryRunner.query(`DROP FUNCTION ${notify}()`);
-  }
-}
+      `DROP FUNCTION ${notify}()`,
+    ],
+  },
+);
