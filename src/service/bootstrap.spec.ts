@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger as ServiceLogger } from 'nestjs-pino';
 import { freePort } from '../../test-kit/free-port.mjs';
 import { copyOfKitCluster } from '../../test/support/kit-template.js';
 import {
@@ -298,6 +300,65 @@ describe('startService: the process, from its settings to its exit', () => {
     expect(failedStart()).toEqual([
       expect.stringContaining('password authentication failed'),
     ]);
+  });
+
+  describe("the service's logger, installed before its first line", () => {
+    /** The lines the service's logger (nestjs-pino's, JSON lines) was given, and any other's. */
+    let service: unknown[][];
+    let elsewhere: unknown[][];
+    beforeEach(() => {
+      // Nest's lines where they are written, not where Logger's methods were called.
+      for (const level of ['log', 'warn', 'error'] as const)
+        vi.mocked(Logger.prototype[level]).mockRestore();
+      service = [];
+      elsewhere = [];
+      for (const level of ['log', 'warn', 'error'] as const)
+        vi.spyOn(ServiceLogger.prototype, level).mockImplementation(
+          (message: unknown, ...rest: unknown[]) =>
+            void service.push([level, message, rest.at(-1)]),
+        );
+      // Another logger in place before the start (Nest's own by default): none may reach it.
+      const other =
+        (level: string) =>
+        (message: unknown): void =>
+          void elsewhere.push([level, message]);
+      Logger.overrideLogger({
+        log: other('log'),
+        warn: other('warn'),
+        error: other('error'),
+      });
+    });
+
+    it('writes a refused setting with it, on the defaults (LOG_FORMAT may be the one refused)', async () => {
+      vi.stubEnv('PORT', 'eighty');
+      startService();
+      expect(await exited).toBe(1);
+      expect(service).toEqual([
+        [
+          'error',
+          expect.stringMatching(/^Invalid configuration: PORT /),
+          'PlantStore',
+        ],
+      ]);
+      expect(elsewhere).toEqual([]);
+    });
+
+    it('writes the warnings of former names with it, before any application exists', async () => {
+      vi.stubEnv('WEB_CONCURRENCY', '2');
+      vi.stubEnv('CREATE_QUEUE_LIMIT', '10');
+      startService();
+      await eventually('the workers started', () =>
+        vi.mocked(runClusterPrimary).mock.calls.length > 0 ? true : undefined,
+      );
+      expect(service).toEqual([
+        [
+          'warn',
+          expect.stringMatching(/^CREATE_QUEUE_LIMIT is deprecated/),
+          'PlantStore',
+        ],
+      ]);
+      expect(elsewhere).toEqual([]);
+    });
   });
 
   it('as the primary of WEB_CONCURRENCY workers, runs them, watches standard input and warns of former names once', async () => {

@@ -39,6 +39,11 @@ describe('missingV8Flags', () => {
       '--heap-growing-percent=50',
       '--no-maglev',
     ]);
+    // One dash, as Node's command line also takes a V8 flag.
+    expect(missingV8Flags(['-max-semi-space-size=32', '-no-maglev'])).toEqual([
+      '--heap-growing-percent=50',
+      '--no-allocation-site-pretenuring',
+    ]);
   });
 
   it('counts flags set in NODE_OPTIONS, which the command line would override', () => {
