@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { captureNestLogs } from '../../test/support/nest-logs.js';
 import { runClusterPrimary } from './cluster.js';
 import { ConfigurationError, type Environment } from './config/environment.js';
 import {
@@ -34,7 +34,9 @@ const env = (settings: Partial<Environment>) =>
 
 let nextId = 1;
 let exit: ReturnType<typeof vi.spyOn>;
-let errors: ReturnType<typeof vi.spyOn>;
+let logs: ReturnType<typeof captureNestLogs>;
+const errors = () =>
+  logs.logged.filter(([level]) => level === 'error').map(([, line]) => line);
 
 function fork(): FakeWorker {
   const worker: FakeWorker = {
@@ -66,8 +68,7 @@ beforeEach(() => {
   vi.mocked(handleStopSignals).mockReset();
   nextId = 1;
   exit = vi.spyOn(process, 'exit').mockImplementation((() => {}) as never);
-  errors = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => {});
-  vi.spyOn(Logger.prototype, 'log').mockImplementation(() => {});
+  logs = captureNestLogs(['log', 'error']);
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -77,16 +78,19 @@ describe('runClusterPrimary', () => {
       ConfigurationError,
     );
     expect(() => runClusterPrimary(env({ DATABASE_URL: undefined }))).toThrow(
-      /WEB_CONCURRENCY above 1 needs DATABASE_URL/,
+      'Invalid configuration: WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded ' +
+        'database and its development token belong to one process.',
     );
     expect(fakeCluster.fork).not.toHaveBeenCalled();
     expect(handleStopSignals).not.toHaveBeenCalled();
   });
 
-  it('forks WEB_CONCURRENCY workers', () => {
+  it('forks WEB_CONCURRENCY workers, and says so as the cluster', () => {
     runClusterPrimary(env({ WEB_CONCURRENCY: 3 }));
     expect(fakeCluster.fork).toHaveBeenCalledTimes(3);
     expect(workers()).toHaveLength(3);
+    expect(logs.logged).toEqual([['log', 'Starting 3 workers']]);
+    expect([...logs.contexts]).toEqual(['Cluster']);
   });
 
   it('replaces a worker that dies while serving, and says which and why', () => {
@@ -95,12 +99,12 @@ describe('runClusterPrimary', () => {
     ends(first, 1);
     expect(fakeCluster.fork).toHaveBeenCalledTimes(3);
     expect(workers()).toHaveLength(2);
-    expect(errors).toHaveBeenCalledWith(
+    expect(errors()).toEqual([
       `Worker ${first.process.pid} died (exit code 1); starting another`,
-    );
+    ]);
     const [second] = workers();
     ends(second, 0, 'SIGKILL');
-    expect(errors).toHaveBeenLastCalledWith(
+    expect(errors().at(-1)).toBe(
       `Worker ${second.process.pid} died (SIGKILL); starting another`,
     );
     expect(fakeCluster.fork).toHaveBeenCalledTimes(4);
@@ -111,6 +115,10 @@ describe('runClusterPrimary', () => {
     runClusterPrimary(env({ WEB_CONCURRENCY: 2 }));
     const [first, second] = workers();
     stopHandlers().stop('SIGTERM');
+    expect(logs.logged.at(-1)).toEqual([
+      'log',
+      'SIGTERM received: stopping 2 workers',
+    ]);
     for (const worker of [first, second])
       expect(worker.process.kill).toHaveBeenCalledWith('SIGTERM');
     ends(first, 0);
@@ -127,7 +135,7 @@ describe('runClusterPrimary', () => {
     ends(first, 1);
     ends(second, 0);
     expect(exit).toHaveBeenCalledExactlyOnceWith(1);
-    expect(errors).not.toHaveBeenCalled();
+    expect(errors()).toEqual([]);
   });
 
   it('hurries each worker with SIGINT on a second Ctrl+C', () => {

@@ -10,6 +10,8 @@ export function watchedClock(): {
   turns(count: number): Promise<void>;
   /** Moves the clock on by `ms`. */
   advance(ms: number): void;
+  /** Date.now as it was. */
+  restore(): void;
 } {
   const real = Date.now.bind(Date);
   let ahead = 0;
@@ -20,6 +22,9 @@ export function watchedClock(): {
     },
     advance(ms) {
       ahead += ms;
+    },
+    restore() {
+      now.mockRestore();
     },
   };
 }

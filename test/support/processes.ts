@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { startNodeProcess } from '../../test-kit/node-process.mjs';
 import { eventually } from './poll.js';
 import { connectError } from './raw-http.js';
@@ -104,4 +104,56 @@ export async function storeStartedByAnotherProcess(
     throw new Error(`${String(error)}; its output:\n${output.slice(-4_000)}`);
   });
   return { parent, url: (JSON.parse(line) as { url: string }).url };
+}
+
+/** The processes below `pid` now, from the kernel's list of each one's children. */
+export function descendantsOf(pid: number): Set<number> {
+  const found = new Set<number>();
+  const visit = (parent: number): void => {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${parent}/task`);
+    } catch {
+      return; // Ended meanwhile.
+    }
+    for (const task of tasks) {
+      let children = '';
+      try {
+        children = readFileSync(
+          `/proc/${parent}/task/${task}/children`,
+          'utf8',
+        );
+      } catch {
+        continue;
+      }
+      for (const child of children.split(' ').filter(Boolean).map(Number)) {
+        if (found.has(child)) continue;
+        found.add(child);
+        visit(child);
+      }
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+/**
+ * For the test it is called in (undone by vi.restoreAllMocks()): process.kill signals only
+ * processes below this one, as descendantsOf finds them, not as the code under test does.
+ * The test kit picks whom to stop, continue or kill from /proc: under a mutant of that
+ * reading (Stryker's), a signal to another process is refused, and the test fails, rather
+ * than stopping or killing another program of the machine (a run's own Stryker was stopped).
+ */
+export function signalsOnlyBelowThisProcess(): void {
+  const kill = process.kill.bind(process);
+  vi.spyOn(process, 'kill').mockImplementation((pid, signal) => {
+    if (signal !== 0 && !descendantsOf(process.pid).has(pid))
+      throw Object.assign(
+        new Error(
+          `kill(${pid}, ${String(signal)}): not a process of this test`,
+        ),
+        { code: 'EPERM' },
+      );
+    return kill(pid, signal);
+  });
 }

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
-  copyFile,
   mkdir,
   mkdtemp,
   readFile,
@@ -14,9 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../../test-kit/free-port.mjs';
-import { kitTemplate } from '../../../test/support/kit-template.js';
-import { CLUSTER_FOLDER, PASSWORD_FILE } from '../testing/template-cluster.js';
-import { copyTree } from '../testing/tree-copy.js';
+import { copyOfKitCluster } from '../../../test/support/kit-template.js';
 import { embeddedDatabaseUrl } from './embedded-database-url.js';
 import { EmbeddedPostgresServer } from './embedded-postgres.js';
 import { pidIn } from './pid-files.js';
@@ -72,18 +69,6 @@ describe('EmbeddedPostgresServer: a real PostgreSQL in a data folder, kept acros
     const server = await EmbeddedPostgresServer.start(options(database));
     servers.push(server);
     return server;
-  };
-  /** An existing cluster in the data folder: a copy of the test kit's (initdb takes seconds). */
-  const existingCluster = async () => {
-    const template = await kitTemplate();
-    await copyTree(
-      join(template, CLUSTER_FOLDER),
-      join(dataDir, CLUSTER_FOLDER),
-    ).done;
-    await copyFile(
-      join(template, PASSWORD_FILE),
-      join(dataDir, 'postgres-password'),
-    );
   };
 
   beforeEach(async () => {
@@ -143,13 +128,13 @@ describe('EmbeddedPostgresServer: a real PostgreSQL in a data folder, kept acros
   }, 120_000);
 
   it('makes the cluster in a cluster folder left empty (an initdb cut short)', async () => {
-    await mkdir(join(dataDir, CLUSTER_FOLDER));
+    await mkdir(join(dataDir, 'postgres'));
     const server = await start();
     expect(await answers(server.url)).toBe(true);
   }, 120_000);
 
   it('shares a server another process started (`npm run token` beside `npm start`), and leaves it running when it stops', async () => {
-    await existingCluster();
+    await copyOfKitCluster(dataDir);
     const first = await start();
     const shared = await start();
     expect(shared.url).toBe(first.url);
@@ -159,7 +144,7 @@ describe('EmbeddedPostgresServer: a real PostgreSQL in a data folder, kept acros
   }, 60_000);
 
   it('stops at stop(), and starts again on the same cluster with its data', async () => {
-    await existingCluster();
+    await copyOfKitCluster(dataDir);
     const first = await start();
     await ask(
       first.url,
@@ -174,7 +159,7 @@ describe('EmbeddedPostgresServer: a real PostgreSQL in a data folder, kept acros
   }, 60_000);
 
   it('stops a server left running by a process that is gone, says so, and starts its own', async () => {
-    await existingCluster();
+    await copyOfKitCluster(dataDir);
     await start();
     const stale = await pidIn(join(dataDir, 'postgres', 'postmaster.pid'));
     const gone = await endedPid();
@@ -194,7 +179,7 @@ describe('EmbeddedPostgresServer: a real PostgreSQL in a data folder, kept acros
   }, 60_000);
 
   it('stops a stale server for a starter that takes no warnings too', async () => {
-    await existingCluster();
+    await copyOfKitCluster(dataDir);
     await start();
     await writeFile(join(dataDir, OWNER_FILE), `${await endedPid()}\n`);
     const { onWarning: _ignored, ...quiet } = options();
@@ -204,7 +189,7 @@ describe('EmbeddedPostgresServer: a real PostgreSQL in a data folder, kept acros
   }, 60_000);
 
   it('says which port it could not start on, and what to set instead', async () => {
-    await existingCluster();
+    await copyOfKitCluster(dataDir);
     // Both loopback addresses taken; a client is hung up on at once, so it is no server to share.
     const taken: Server = createServer((socket) => socket.destroy());
     taken.listen(port, '::');

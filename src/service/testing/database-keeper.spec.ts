@@ -1,17 +1,20 @@
-import { type ChildProcess, execFileSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import pg from 'pg';
 import { watchedClock } from '../../../test/support/clock.js';
 import {
-  kitTemplate,
+  linkedKitTemplate,
   templateWithoutConfiguration,
 } from '../../../test/support/kit-template.js';
 import { eventually } from '../../../test/support/poll.js';
-import { processNaming } from '../../../test/support/processes.js';
+import {
+  processNaming,
+  signalsOnlyBelowThisProcess,
+} from '../../../test/support/processes.js';
+import { useProcessFolder } from '../../../test/support/temp-folder.js';
 import { embeddedDatabaseUrl } from '../database/embedded-database-url.js';
 import { isAlive } from '../database/pid-files.js';
 import { OWNER_FILE } from '../database/stale-postmaster.js';
@@ -105,28 +108,30 @@ describe(
     const services: ChildProcess[] = [];
     let postmaster: number | undefined;
 
+    const folder = useProcessFolder('database-keeper-spec-');
+    /** A store's folder, as startPlantStore makes one. */
+    const storeFolder = () => mkdtemp(join(folder(), 'store-'));
+
     beforeAll(async () => {
       // A template of this file's own: the spares the keeper makes beside it are the file's.
-      const folder = await mkdtemp(join(tmpdir(), 'database-keeper-template-'));
-      template = join(folder, 'template');
-      execFileSync('cp', ['-a', await kitTemplate(), template]);
+      template = await linkedKitTemplate(folder());
     }, 120_000);
-    afterAll(() => rm(join(template, '..'), { recursive: true, force: true }));
 
     beforeEach(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'database-keeper-'));
+      dataDir = await storeFolder();
       port = await freePort();
       postmaster = undefined;
+      signalsOnlyBelowThisProcess();
     });
     afterEach(async () => {
       process.argv = argvBefore;
       for (const [signal, listener] of keeperListeners.splice(0))
         process.removeListener(signal, listener);
-      vi.restoreAllMocks();
       for (const service of services.splice(0)) service.kill('SIGKILL');
       // What a failed test left running.
       if (postmaster !== undefined)
         signalEach(processTree(postmaster).reverse(), 'SIGKILL');
+      vi.restoreAllMocks();
       await rm(dataDir, { recursive: true, force: true });
       await rm(sparesOf(template), { recursive: true, force: true });
     });
@@ -233,7 +238,7 @@ describe(
       expect(await first.exit).toBe(0);
       expect(isAlive(postmaster!)).toBe(false);
 
-      dataDir = await mkdtemp(join(tmpdir(), 'database-keeper-'));
+      dataDir = await storeFolder();
       const second = await started();
       second.input.emit('error', new Error('EPIPE'));
       expect(await second.exit).toBe(0);
@@ -247,7 +252,7 @@ describe(
       const [spare] = await readdir(sparesOf(template));
       expect(spare).toMatch(/^ready-/);
 
-      dataDir = await mkdtemp(join(tmpdir(), 'database-keeper-'));
+      dataDir = await storeFolder();
       const second = await started();
       expect(await readdir(sparesOf(template))).toEqual([]);
       expect(await answers()).toBe(true);

@@ -1,12 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { eventually } from '../../../test/support/poll.js';
-import { parentWithChild } from '../../../test/support/processes.js';
+import {
+  parentWithChild,
+  signalsOnlyBelowThisProcess,
+} from '../../../test/support/processes.js';
 import { isAlive } from '../database/pid-files.js';
 import { processTree, signalEach } from './process-tree.js';
 
 describe('process-tree: a process and those below it, from /proc', () => {
   let parent: ChildProcess | undefined;
+  beforeEach(() => signalsOnlyBelowThisProcess());
   afterEach(() => {
+    vi.restoreAllMocks();
     parent?.kill('SIGKILL');
   });
 

@@ -52,6 +52,17 @@ describe('spare clusters', () => {
     expect(await claimSpare(template, join(root, 'another'))).toBe(false);
   });
 
+  it('claims no spare it cannot move (not one another start took), and leaves it ready', async () => {
+    const copy = await SpareCopy.begin(template);
+    await copy?.done;
+    // A folder in the way: the move fails with ENOTEMPTY, as across file systems with EXDEV.
+    const cluster = join(root, 'cluster');
+    await mkdir(cluster);
+    await writeFile(join(cluster, 'in-the-way'), '');
+    expect(await claimSpare(template, cluster)).toBe(false);
+    expect(await spares()).toEqual([expect.stringMatching(/^ready-\d+-/)]);
+  });
+
   it(`keeps ${SPARES_KEPT} at most, counting those being made`, async () => {
     for (let made = 0; made < SPARES_KEPT; made += 1)
       await (

@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processNaming } from '../../../test/support/processes.js';
+import {
+  processNaming,
+  signalsOnlyBelowThisProcess,
+} from '../../../test/support/processes.js';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
 import { OWNER_FILE as POSTGRES_OWNER_FILE } from '../database/stale-postmaster.js';
 import { removeStaleStores } from './stale-stores.js';
@@ -23,8 +26,10 @@ describe('removeStaleStores: what killed runs left, never what is in use', () =>
   beforeEach(() => {
     // os.tmpdir() reads it on each call: the stores' folder is this test's own.
     process.env.TMPDIR = temporary();
+    signalsOnlyBelowThisProcess();
   });
   afterEach(() => {
+    vi.restoreAllMocks();
     if (tmpdirBefore === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = tmpdirBefore;
   });

@@ -1,24 +1,29 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { watchedClock } from '../../../test/support/clock.js';
 import {
   kitTemplate,
+  linkedKitTemplate,
   templateWithoutConfiguration,
 } from '../../../test/support/kit-template.js';
 import { listening } from '../../../test/support/node-server.js';
+import { signalsOnlyBelowThisProcess } from '../../../test/support/processes.js';
 import { eventually } from '../../../test/support/poll.js';
 import {
   newPlantJson,
   postPlant,
   uniqueId,
 } from '../../../test/support/plants.js';
-import { useTempFolder } from '../../../test/support/temp-folder.js';
+import {
+  useProcessFolder,
+  useTempFolder,
+} from '../../../test/support/temp-folder.js';
 import { DATABASE_STARTED_MESSAGE } from '../database/database-started-message.js';
 import { isAlive } from '../database/pid-files.js';
 import { SERVICE_V8_FLAGS } from '../v8-flags.js';
@@ -28,6 +33,7 @@ import {
   type RunningPlantStore,
   startPlantStore,
 } from './start-plant-store.js';
+import { sparesOf } from './spare-clusters.js';
 import { ManagedTokens } from './store-tokens.js';
 import { defaultCacheDir } from './template-cluster.js';
 import { tokenVerdict } from './token-verdict.js';
@@ -38,6 +44,14 @@ const spawned = vi.hoisted(
 );
 /** Ports freePort hands out before its own: a test's taken ones. */
 const nextPorts = vi.hoisted(() => [] as (number | undefined)[]);
+/** What goes wrong, when a test says so: no build, a process killed as it starts, a keeper's orders garbled. */
+const breakdown = vi.hoisted(() => ({
+  noBuild: false,
+  killed: undefined as 'service' | 'keeper' | undefined,
+  garbledOrders: false,
+  /** The killed keeper's end, which the service's start then waits for. */
+  keeperGone: Promise.resolve() as Promise<unknown>,
+}));
 
 vi.mock('node:child_process', async (original) => {
   const actual = await original<typeof import('node:child_process')>();
@@ -46,8 +60,14 @@ vi.mock('node:child_process', async (original) => {
     ...actual,
     spawn: (command: string, args: string[], options: SpawnOptions) => {
       const built = args.map(builtCopy);
+      const keeper = built[0].endsWith('database-keeper.js');
+      if (keeper && breakdown.garbledOrders) built[1] = '{';
       const child = actual.spawn(command, built, options);
       spawned.push({ args: built, options, child });
+      if (breakdown.killed === (keeper ? 'keeper' : 'service')) {
+        if (keeper) breakdown.keeperGone = once(child, 'exit');
+        child.kill('SIGKILL');
+      }
       return child;
     },
   };
@@ -57,8 +77,11 @@ vi.mock('node:fs/promises', async (original) => {
   const { builtCopy } = await import('../../../test/support/built-files.js');
   return {
     ...actual,
-    access: (path: string, mode?: number) =>
-      actual.access(builtCopy(path), mode),
+    access: async (path: string, mode?: number) => {
+      // The service spawns once the killed keeper is gone: its pipe closed for sure.
+      await breakdown.keeperGone;
+      return actual.access(breakdown.noBuild ? path : builtCopy(path), mode);
+    },
   };
 });
 vi.mock('./free-port.js', async (original) => {
@@ -145,9 +168,16 @@ async function failedStart(options: PlantStoreOptions): Promise<Error> {
   throw new Error('The start succeeded');
 }
 
+beforeEach(() => signalsOnlyBelowThisProcess());
 afterEach(async () => {
   vi.restoreAllMocks();
   nextPorts.length = 0;
+  Object.assign(breakdown, {
+    noBuild: false,
+    killed: undefined,
+    garbledOrders: false,
+    keeperGone: Promise.resolve(),
+  });
   // What a failed test left: the service killed, each keeper's pipe closed (it then cleans up).
   for (const { args, child } of spawned.splice(0)) {
     if (!running(child)) continue;
@@ -157,6 +187,24 @@ afterEach(async () => {
     await exited;
   }
 }, 60_000);
+
+/**
+ * The temporary directory, and with it the cache folder, are this file's own while it runs:
+ * the stores' folders, their sweep, the template and its spares stay in it, whatever a mutant
+ * of the kit does with them. The template is the machine's, linked.
+ */
+const folder = useProcessFolder('start-plant-store-spec-');
+const tmpdirBefore = process.env.TMPDIR;
+beforeAll(async () => {
+  const cache = join(folder(), basename(defaultCacheDir()));
+  await mkdir(cache, { mode: 0o711 });
+  await linkedKitTemplate(cache);
+  process.env.TMPDIR = folder();
+}, 120_000);
+afterAll(() => {
+  if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = tmpdirBefore;
+});
 
 describe(
   'startPlantStore: the built service for a test run',
@@ -252,6 +300,10 @@ describe(
       expect(isAlive(postmaster)).toBe(false);
       expect(existsSync(dataDir)).toBe(false);
       await expect(fetch(`${store.url}/health`)).rejects.toThrow();
+      // Once it served, its keeper made a spare for the next start, before it exited.
+      expect(await readdir(sparesOf(await kitTemplate()))).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^ready-/)]),
+      );
     });
 
     describe('its settings check, before anything is made', () => {
@@ -328,10 +380,12 @@ describe(
         },
       ];
       for (const { options, set } of attempts) {
+        let printed = '';
         const error = await failedStart({
           ...options,
           databaseUrl: UNREACHABLE,
           startTimeoutMs: 1,
+          onOutput: (text) => (printed += text),
         });
         const env = envOf();
         expect(env).toEqual({
@@ -342,10 +396,8 @@ describe(
           DATABASE_URL: UNREACHABLE,
           ...set,
         });
-        expect(error.message).toMatch(
-          new RegExp(
-            `^Plant Store did not become ready at http://127\\.0\\.0\\.1:${env.PORT} \\(timed out\\)\\. It printed:\\n`,
-          ),
+        expect(error.message).toBe(
+          `Plant Store did not become ready at http://127.0.0.1:${env.PORT} (timed out). It printed:\n${printed}`,
         );
         expect(running(services().at(-1)!.child)).toBe(false);
         expect(existsSync(env.DATA_DIR)).toBe(false);
@@ -366,10 +418,56 @@ describe(
       expect(existsSync(envOf().DATA_DIR)).toBe(false);
     });
 
+    it('says what a service killed as it starts died of, and what Node wrote to its error stream', async () => {
+      breakdown.killed = 'service';
+      expect((await failedStart({ databaseUrl: UNREACHABLE })).message).toMatch(
+        /^Plant Store did not become ready at http:\/\/127\.0\.0\.1:\d+ \(exited SIGKILL\)\. It printed:\n$/,
+      );
+      breakdown.killed = undefined;
+      const refused = await failedStart({
+        databaseUrl: UNREACHABLE,
+        env: { NODE_OPTIONS: '--no-such-option' },
+      });
+      expect(refused.message).toMatch(
+        /\(exited 9\)\. It printed:\n.*--no-such-option is not allowed in NODE_OPTIONS/s,
+      );
+    });
+
+    it('says what a keeper that died before its database was up printed, and its exit', async () => {
+      // Orders it cannot read: it fails as it loads, with a stack on its error stream.
+      breakdown.garbledOrders = true;
+      const garbled = await failedStart({});
+      expect(garbled.message).toMatch(
+        /\(The store's keeper exited \(1\):\n.*SyntaxError.*\)\. It printed:\n/s,
+      );
+      breakdown.garbledOrders = false;
+      // Killed before the service started: the pipe the start writes the service's pid to is closed.
+      breakdown.killed = 'keeper';
+      const killed = await failedStart({});
+      expect(killed.message).toMatch(
+        /\(The store's keeper exited \(null\):\n\)\. It printed:\n/,
+      );
+      expect(services().map(({ child }) => running(child))).toEqual([
+        false,
+        false,
+      ]);
+    });
+
+    it('says where the build is missing, and how to make it', async () => {
+      breakdown.noBuild = true;
+      const main = fileURLToPath(
+        new URL('../../service-bundle/main.mjs', import.meta.url),
+      );
+      expect((await failedStart({ databaseUrl: UNREACHABLE })).message).toBe(
+        `startPlantStore: ${main} is missing: \`npm run build\` makes it (nest build, then scripts/bundle-service.mjs).`,
+      );
+      expect(services()).toEqual([]);
+    });
+
     it('says why its database did not start, as the keeper said it', async () => {
       // A template PostgreSQL refuses (no configuration), where the store looks for one.
       const cacheDir = await mkdtemp(
-        join(tmpdir(), 'start-plant-store-cache-'),
+        join(folder(), 'start-plant-store-cache-'),
       );
       try {
         await templateWithoutConfiguration(
@@ -382,6 +480,19 @@ describe(
         expect(services()).toHaveLength(1);
         expect(running(services()[0].child)).toBe(false);
         expect(existsSync(envOf().DATA_DIR)).toBe(false);
+        // The run's shared server, from that template: the same, and nothing left of it.
+        await expect(startSharedPostgres({ cacheDir })).rejects.toThrow(
+          /^The store's PostgreSQL did not start:\npostgres: could not access the server configuration file/,
+        );
+        expect(keepers().map(({ child }) => running(child))).toEqual([
+          false,
+          false,
+        ]);
+        expect(
+          (await readdir(folder())).filter((name) =>
+            name.startsWith('plant-store-test-'),
+          ),
+        ).toEqual([]);
       } finally {
         await rm(cacheDir, { recursive: true, force: true });
       }
@@ -516,11 +627,12 @@ describe(
           response.writeHead(401).end();
         });
         const tokens = new ManagedTokens(given.toString(), refusing.url);
+        let clock: ReturnType<typeof watchedClock> | undefined;
         try {
           await expect(tokens.revoke('pst_not-made-here')).rejects.toThrow(
             'revoke() takes a token that tokens.create() of this store made.',
           );
-          const clock = watchedClock();
+          clock = watchedClock();
           const creating = tokens.create();
           await eventually('two answers', () =>
             asked >= 2 ? true : undefined,
@@ -530,7 +642,7 @@ describe(
             'The service did not take the token change within 10 s.',
           );
         } finally {
-          vi.restoreAllMocks();
+          clock?.restore();
           await tokens.close();
           await refusing.close();
         }

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '../../../test/support/poll.js';
-import { parentWithChild } from '../../../test/support/processes.js';
+import {
+  parentWithChild,
+  signalsOnlyBelowThisProcess,
+} from '../../../test/support/processes.js';
 import { useTempFolder } from '../../../test/support/temp-folder.js';
 import {
   DatabaseFaults,
@@ -85,7 +88,9 @@ describe('NoFaults: a store on a database it does not own', () => {
 describe('embeddedDatabase: SIGSTOP to the postmaster and its backends', () => {
   const dataDir = useTempFolder('store-faults-');
   let postmaster: ChildProcess | undefined;
+  beforeEach(() => signalsOnlyBelowThisProcess());
   afterEach(() => {
+    vi.restoreAllMocks();
     postmaster?.kill('SIGKILL');
     postmaster = undefined;
   });
