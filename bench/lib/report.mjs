@@ -338,7 +338,7 @@ function formatTopologies(references = {}) {
 const TRACING_TARGETS = { 'on, 100%': 1.15, 'on, 1%': 1.03 };
 
 /** The tracing cost's rounds (tracing-cost.mjs), with issue 43's targets. */
-export function formatTracing(tracing) {
+function formatTracing(tracing) {
   if (!tracing) return [];
   const rows = tracing.summary.map(
     ({ name, cpuUsPerCreate, ratioToOff, ratios }) => {

@@ -19,6 +19,18 @@ type RequestHandler = (
 /** Given the path of a POST route Nest registers, a handler to run first on it, if any. */
 export type PostRouteHook = (path: string) => RequestHandler | undefined;
 
+/** `Base` making its objects with `prototype` (which inherits `Base.prototype`) from the start. */
+function bornWith(
+  Base: new (...args: never[]) => object,
+  prototype: object,
+): unknown {
+  function Born(...args: unknown[]): object {
+    return Reflect.construct(Base, args, Born) as object;
+  }
+  Born.prototype = prototype;
+  return Born;
+}
+
 /**
  * Node's request and response classes with objects born with the app's own prototypes
  * (`app.request`, `app.response`). Express gives every request and response those prototypes
@@ -26,17 +38,15 @@ export type PostRouteHook = (path: string) => RequestHandler | undefined;
  * prototype changes the object's hidden class in the middle of every request.
  */
 function bornForExpress(express: Express): RequestClasses {
-  function Request(this: IncomingMessage, ...args: unknown[]): IncomingMessage {
-    return Reflect.construct(IncomingMessage, args, Request) as IncomingMessage;
-  }
-  Request.prototype = express.request;
-  function Response(this: ServerResponse, ...args: unknown[]): ServerResponse {
-    return Reflect.construct(ServerResponse, args, Response) as ServerResponse;
-  }
-  Response.prototype = express.response;
   return {
-    IncomingMessage: Request as unknown as typeof IncomingMessage,
-    ServerResponse: Response as unknown as typeof ServerResponse,
+    IncomingMessage: bornWith(
+      IncomingMessage,
+      express.request,
+    ) as typeof IncomingMessage,
+    ServerResponse: bornWith(
+      ServerResponse,
+      express.response,
+    ) as typeof ServerResponse,
   };
 }
 

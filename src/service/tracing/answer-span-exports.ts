@@ -5,14 +5,11 @@ import {
   createOtlpHttpExportDelegate,
 } from '@opentelemetry/otlp-exporter-base/node-http';
 import {
-  JsonTraceSerializer,
-  ProtobufTraceSerializer,
-} from '@opentelemetry/otlp-transformer';
-import type {
-  ExportAnswer,
-  ExportRequest,
-  OtlpTarget,
-  SerializedSpans,
+  type ExportAnswer,
+  type ExportRequest,
+  type OtlpTarget,
+  type SerializedSpans,
+  traceSerializerFor,
 } from './worker-span-exporter.js';
 
 /** The port's end of the worker: what the service's side asks, each answered with its id. */
@@ -41,7 +38,7 @@ export function otlpHttpSender({
   endpoint,
 }: OtlpTarget): SerializedSpanExporter {
   const json = protocol === 'http/json';
-  const serializer = json ? JsonTraceSerializer : ProtobufTraceSerializer;
+  const serializer = traceSerializerFor(protocol);
   return new OTLPExporterBase<SerializedSpans>(
     createOtlpHttpExportDelegate(
       convertLegacyHttpOptions({ url: endpoint }, 'TRACES', 'v1/traces', {

@@ -13,12 +13,14 @@ export interface SerializedSpans {
   spanCount: number;
 }
 
-/** What the exporter asks of its worker (answer-span-exports.ts), each with an id for the answer. */
-export type ExportRequest = { id: number } & (
+/** What the exporter asks of its worker (answer-span-exports.ts). */
+type ExportQuestion =
   | { kind: 'export'; spans: SerializedSpans }
   | { kind: 'flush' }
-  | { kind: 'shutdown' }
-);
+  | { kind: 'shutdown' };
+
+/** A question with the id its answer comes back with. */
+export type ExportRequest = { id: number } & ExportQuestion;
 
 export interface ExportAnswer {
   id: number;
@@ -34,6 +36,13 @@ export interface ExportWorker {
   ref(): void;
   unref(): void;
   terminate(): Promise<unknown>;
+}
+
+/** OpenTelemetry's own serializer of trace requests for `protocol`. */
+export function traceSerializerFor(protocol: OtlpProtocol) {
+  return protocol === 'http/json'
+    ? JsonTraceSerializer
+    : ProtobufTraceSerializer;
 }
 
 export interface OtlpTarget {
@@ -65,8 +74,7 @@ export class WorkerSpanExporter implements SpanExporter {
     protocol: OtlpProtocol,
     private readonly startWorker: () => ExportWorker,
   ) {
-    this.serializer =
-      protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer;
+    this.serializer = traceSerializerFor(protocol);
     this.worker = this.started();
   }
 
@@ -106,7 +114,9 @@ export class WorkerSpanExporter implements SpanExporter {
     }
   }
 
-  private asked(request: { kind: 'flush' | 'shutdown' }): Promise<void> {
+  private asked(
+    request: Exclude<ExportQuestion, { kind: 'export' }>,
+  ): Promise<void> {
     return new Promise((resolve, reject) =>
       this.ask(request, ({ code, error }) =>
         code === ExportResultCode.SUCCESS ? resolve() : reject(error),
@@ -115,9 +125,7 @@ export class WorkerSpanExporter implements SpanExporter {
   }
 
   private ask(
-    request:
-      | { kind: 'export'; spans: SerializedSpans }
-      | { kind: 'flush' | 'shutdown' },
+    request: ExportQuestion,
     answered: (result: ExportResult) => void,
   ): void {
     const worker = (this.worker ??= this.started());
