@@ -4,6 +4,9 @@ import {
   type TestProjectInlineConfiguration,
 } from 'vitest/config';
 
+/** Set up before each test of every project: a test without an assertion fails. */
+export const EVERY_TEST_ASSERTS = 'test/support/every-test-asserts.ts';
+
 /**
  * The test projects, defined once: vitest.config.ts runs them on the real specs, and the
  * exit-code check (test/repository/test-runner-exit-code.repository-spec.ts) runs them on

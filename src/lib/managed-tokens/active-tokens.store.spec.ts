@@ -297,6 +297,8 @@ describe('ActiveTokenStore, on a table in memory', () => {
     await eventually('listening again', () =>
       tokens.stats().listening && database.open === 1 ? true : undefined,
     );
+    expect(database.connections.length).toBeGreaterThan(1);
+    expect(database.connections.at(-1)!.ended).toBe(false);
   });
 
   it('is stale exactly past maxStalenessMs after its last confirmed contact', async () => {
@@ -382,13 +384,21 @@ describe('ActiveTokenStore, its reads and what it logs', () => {
   });
 
   it('reconnects when a read of named rows fails', async () => {
-    spyOn('warn');
+    const warned = spyOn('warn');
     const { database, tokens } = await startedOnEmptyTable();
     database.failNextRead = true;
     database.notify('a');
     await eventually('the reconnect', () =>
       tokens.stats().reloads.connect === 2 ? true : undefined,
     );
+    expect(warned()).toEqual([
+      [
+        expect.stringContaining(
+          'Token sync connection lost or refused (Error: terminating connection due to administrator command)',
+        ),
+        'TokenSync',
+      ],
+    ]);
   });
 
   it('reloads everything periodically, catching a change whose notification was missed', async () => {

@@ -298,6 +298,8 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
     }
     void controller.create(fern(5n), request).catch(() => undefined);
     await eventually('a row waiting', shown('plant_insert_rows_waiting 1'));
+    // The fifth row waits for a slot: no statement has carried it.
+    expect(table.sentIds).toEqual(['1', '2', '3', '4']);
   });
 
   it('fails the first create, naming the column, when the entity it was given has no tag column', async () => {
@@ -326,5 +328,7 @@ describe('PlantsController, PlantsService and PlantsRepository, on a table in me
         ? true
         : undefined,
     );
+    expect(table.sentIds).toEqual(['1']);
+    expect(table.rows.size).toBe(0);
   });
 });

@@ -118,7 +118,7 @@ describe('PostgresProcess: the embedded PostgreSQL binary in a process group of 
     await eventually('its exit seen', () =>
       process.listenerCount('exit') === exitListeners ? true : undefined,
     );
-    await running.stop();
+    await expect(running.stop()).resolves.toBeUndefined();
     await running.discard();
   }, 60_000);
 

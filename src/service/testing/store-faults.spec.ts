@@ -112,12 +112,12 @@ describe('embeddedDatabase: SIGSTOP to the postmaster and its backends', () => {
       `${postmaster.pid}\n${clusterOf(dataDir())}\n`,
     );
     const database = embeddedDatabase(dataDir());
-    await database.pause();
+    await expect(database.pause()).resolves.toBeUndefined();
     const pids = [postmaster.pid!, backend];
     await eventually('both stopped', () =>
       pids.every((pid) => state(pid) === 'T') ? true : undefined,
     );
-    await database.resume();
+    await expect(database.resume()).resolves.toBeUndefined();
     await eventually('both running again', () =>
       pids.every((pid) => state(pid) !== 'T') ? true : undefined,
     );
