@@ -8,11 +8,12 @@
 //
 //   npm run build && node bench/scenarios/tracing-paired.mjs [--a off] [--b all]
 //       [--a-build DIR] [--b-build DIR] [--rounds 3] [--warmup 5] [--seconds 10]
-//       [--connections 32]
+//       [--connections 32] [--a-env K=V,K=V] [--b-env K=V,K=V]
 //
 // A variant is off (no SDK), none (the SDK, nothing sampled), one (1%) or all (100%),
 // exported as OTLP/HTTP protobuf to a sink in this process. A build is a checkout with
 // `npm run build` done (default: this one), to compare the same variant before and after.
+// `--a-env` and `--b-env` add settings to one side, such as an OpenTelemetry SDK variable.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,7 +30,14 @@ import { startOtlpSink, tracingSettings } from '../lib/tracing-cost.mjs';
 
 const options = commandLine({
   numbers: { rounds: 3, seconds: 10, connections: 32, warmup: 5 },
-  strings: { a: 'off', b: 'all', 'a-build': ROOT, 'b-build': ROOT },
+  strings: {
+    a: 'off',
+    b: 'all',
+    'a-build': ROOT,
+    'b-build': ROOT,
+    'a-env': '',
+    'b-env': '',
+  },
 });
 const log = logger('tracing-paired');
 const SERVICE_CPU = '1';
@@ -64,12 +72,24 @@ const postgresPids = () =>
     .split('\n')
     .map(Number);
 
-async function startSide(build, variant) {
+/** `K=V,K=V` as an object of settings. */
+const settingsOf = (text) =>
+  Object.fromEntries(
+    text
+      .split(',')
+      .filter((pair) => pair !== '')
+      .map((pair) => [
+        pair.slice(0, pair.indexOf('=')),
+        pair.slice(pair.indexOf('=') + 1),
+      ]),
+  );
+
+async function startSide(build, variant, extra) {
   const { startPlantStore } = await import(
     pathToFileURL(join(build, 'dist', 'service', 'testing', 'index.js')).href
   );
   const store = await startPlantStore({
-    env: { ...SETTINGS[variant], LOG_LEVEL: 'warn' },
+    env: { ...SETTINGS[variant], ...settingsOf(extra), LOG_LEVEL: 'warn' },
   });
   const pid = listenerOf(store.url);
   pinProcessTree(pid, SERVICE_CPU);
@@ -82,15 +102,15 @@ async function startSide(build, variant) {
 
 pinProcessTree(process.pid, OTHER_CPU);
 const names = {
-  a: `${options.a} (${options['a-build']})`,
-  b: `${options.b} (${options['b-build']})`,
+  a: `${options.a} ${options['a-env']} (${options['a-build']})`,
+  b: `${options.b} ${options['b-env']} (${options['b-build']})`,
 };
 const rounds = [];
 const started = new Date().toISOString();
 try {
   for (let round = 1; round <= options.rounds; round += 1) {
-    const a = await startSide(options['a-build'], options.a);
-    const b = await startSide(options['b-build'], options.b);
+    const a = await startSide(options['a-build'], options.a, options['a-env']);
+    const b = await startSide(options['b-build'], options.b, options['b-env']);
     try {
       for (const pid of postgresPids()) pinProcessTree(pid, OTHER_CPU);
       await Promise.all(
