@@ -3,15 +3,23 @@
 // reuses its verdicts: a run's mutants replace the kept ones of the same files, and its
 // tests join the kept tests by file and name (docs/testing.md#mutation-testing-npm-run-testmutation).
 //
-//   node scripts/merge-mutation-results.mjs /tmp/<name>.json [reports/stryker-incremental.json]
+//   node scripts/merge-mutation-results.mjs [--lines] /tmp/<name>.json [reports/stryker-incremental.json]
+//
+// With `--lines`, for a run of some lines (`--mutate file:10-20`), only those lines' mutants
+// are replaced, and the file's others kept while its source is unchanged.
 //
 // Test ids are numbers a run hands out, so each test of the merged run is given the kept id
 // of the same test, or a new one.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const [from, into = 'reports/stryker-incremental.json'] = process.argv.slice(2);
+const lines = process.argv.includes('--lines');
+const [from, into = 'reports/stryker-incremental.json'] = process.argv
+  .slice(2)
+  .filter((argument) => argument !== '--lines');
 if (from === undefined)
-  throw new Error('Usage: merge-mutation-results.mjs <run.json> [kept.json]');
+  throw new Error(
+    'Usage: merge-mutation-results.mjs [--lines] <run.json> [kept.json]',
+  );
 const run = JSON.parse(readFileSync(from, 'utf8'));
 const kept = JSON.parse(readFileSync(into, 'utf8'));
 
@@ -49,17 +57,20 @@ const mapped = (ids) => ids?.map((id) => idOf.get(id));
 /** Where, and what, a mutant is: the same in both files for the same mutant of one source. */
 const mutantKey = ({ location, mutatorName, replacement }) =>
   JSON.stringify([location, mutatorName, replacement]);
+// Only verdicts: a mutant left out by `--ignoreStatic`, or not reached before an interrupt,
+// is left for the next run to test.
+const NOT_A_VERDICT = new Set(['Ignored', 'Pending']);
 for (const [file, result] of Object.entries(run.files)) {
-  const mutants = result.mutants.map((mutant) => ({
-    ...mutant,
-    coveredBy: mapped(mutant.coveredBy),
-    killedBy: mapped(mutant.killedBy),
-  }));
-  // A run of some lines (`--mutate file:10-20`) holds only their mutants: the others' verdicts
-  // stay, unless the source changed, when none of them holds any more.
+  const mutants = result.mutants
+    .filter(({ status }) => !NOT_A_VERDICT.has(status))
+    .map((mutant) => ({
+      ...mutant,
+      coveredBy: mapped(mutant.coveredBy),
+      killedBy: mapped(mutant.killedBy),
+    }));
   const before = kept.files[file];
   const others =
-    before?.source === result.source
+    lines && before?.source === result.source
       ? before.mutants.filter(
           (mutant) => !mutants.some((m) => mutantKey(m) === mutantKey(mutant)),
         )
