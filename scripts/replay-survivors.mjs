@@ -23,14 +23,17 @@ function offsetOf(source, { line, column }) {
   return offset + column - 1;
 }
 
+/** Puts the file being mutated back as it was; also on Ctrl+C. */
+let restore = () => {};
+process.once('SIGINT', () => {
+  restore();
+  process.exit(130);
+});
+
 for (const [file, { source, mutants }] of Object.entries(files)) {
   if (readFileSync(file, 'utf8') !== source)
     throw new Error(`${file} changed since the run: run Stryker again`);
-  const restore = () => writeFileSync(file, source);
-  process.once('SIGINT', () => {
-    restore();
-    process.exit(130);
-  });
+  restore = () => writeFileSync(file, source);
   const alive = mutants
     .filter(({ status }) => status === 'Survived' || status === 'NoCoverage')
     .sort((a, b) => a.location.start.line - b.location.start.line);
