@@ -127,6 +127,32 @@ export interface Commit {
   at: number;
 }
 
+/** Issue 42: creates again within 1 s of a plain client's commit, on a quiet machine. */
+export const CREATES_AFTER_COMMIT_MS = 1_000;
+
+/**
+ * How long after `backAt` (the plain client's first commit again) the service may take to
+ * create: issue 42's second, plus twice the slowest commit the plain client made from then
+ * until `createdAt`. The service has two commits to make in that time, its probe and then
+ * the create, each on a machine as loaded as the plain client found it (a replica starting
+ * beside it, a standby rejoining), so the bound is measured in the same run, not guessed.
+ */
+export function createsAgainWithin(
+  commits: readonly Commit[],
+  backAt: number,
+  createdAt: number,
+): number {
+  const slowest = Math.max(
+    0,
+    ...commits
+      .filter(
+        ({ ok, started }) => ok && started >= backAt && started <= createdAt,
+      )
+      .map(({ started, at }) => at - started),
+  );
+  return CREATES_AFTER_COMMIT_MS + 2 * slowest;
+}
+
 /**
  * A throwaway HA PostgreSQL: etcd, two PostgreSQL 15 nodes under Patroni in strict
  * synchronous mode, and HAProxy routing to the leader (docker/haproxy/patroni.cfg), each a
