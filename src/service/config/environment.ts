@@ -44,6 +44,11 @@ function IsIntegerBetween(
   );
 }
 
+/** One rule, one message: one of `values`. */
+function IsOneOf(values: readonly string[]): PropertyDecorator {
+  return IsIn(values, { message: `must be one of ${values.join(', ')}` });
+}
+
 const splitList = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string'
     ? value
@@ -62,6 +67,23 @@ const toBoolean = ({
 }): unknown =>
   obj[key] === 'true' ? true : obj[key] === 'false' ? false : obj[key];
 
+/** `true` or `false`, as written: any other text is refused, not read as truthy. */
+function IsTrueOrFalse(): PropertyDecorator {
+  return applyDecorators(
+    Transform(toBoolean),
+    IsBoolean({ message: 'must be true or false' }),
+  );
+}
+
+/** A comma-separated list, each item matching `format`; blank items dropped. */
+function IsListOf(format: RegExp, message: string): PropertyDecorator {
+  return applyDecorators(
+    Transform(splitList),
+    IsString({ each: true }),
+    Matches(format, { each: true, message }),
+  );
+}
+
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 /** The HTTP adapters the service runs on: Express, the design's, by default. */
@@ -70,7 +92,7 @@ export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
 
 /** Every setting the service reads, with its default and rule; each is described in docs/configuration.md. */
 export class Environment {
-  @IsIn(NODE_ENVS, { message: `must be one of ${NODE_ENVS.join(', ')}` })
+  @IsOneOf(NODE_ENVS)
   NODE_ENV: (typeof NODE_ENVS)[number] = 'development';
 
   @IsIntegerBetween(0, 65535)
@@ -88,13 +110,10 @@ export class Environment {
   })
   DATABASE_URL?: string = undefined;
 
-  @Transform(splitList)
-  @IsString({ each: true })
-  @Matches(BEARER_TOKEN_FORMAT, {
-    each: true,
-    message:
-      'must be a comma-separated list of tokens of at least 16 printable ASCII characters',
-  })
+  @IsListOf(
+    BEARER_TOKEN_FORMAT,
+    'must be a comma-separated list of tokens of at least 16 printable ASCII characters',
+  )
   API_TOKENS: string[] = [];
 
   @Matches(BODY_LIMIT_FORMAT, {
@@ -140,10 +159,10 @@ export class Environment {
   @IsIntegerBetween(0, 60_000, 'milliseconds')
   CREATE_EVENT_LOOP_DELAY_LIMIT_MS: number = 50;
 
-  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  @IsOneOf(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'log';
 
-  @IsIn(LOG_FORMATS, { message: `must be one of ${LOG_FORMATS.join(', ')}` })
+  @IsOneOf(LOG_FORMATS)
   LOG_FORMAT: (typeof LOG_FORMATS)[number] = 'auto';
 
   @IsIntegerBetween(0, 600_000, 'milliseconds')
@@ -152,8 +171,7 @@ export class Environment {
   @IsIntegerBetween(0, 600_000, 'milliseconds')
   SHUTDOWN_DELAY_MS: number = 5_000;
 
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @IsTrueOrFalse()
   STOP_WHEN_STDIN_CLOSES: boolean = false;
 
   @IsOptional()
@@ -177,22 +195,16 @@ export class Environment {
   @IsIntegerBetween(1, 65_535)
   HTTP_LISTEN_BACKLOG: number = 511;
 
-  @IsIn(HTTP_ADAPTERS, {
-    message: `must be one of ${HTTP_ADAPTERS.join(', ')}`,
-  })
+  @IsOneOf(HTTP_ADAPTERS)
   HTTP_ADAPTER: HttpAdapterName = 'express';
 
-  @Transform(splitList)
-  @IsString({ each: true })
-  @Matches(/^(\*|https?:\/\/[^\s,/]+)$/, {
-    each: true,
-    message:
-      'must be a comma-separated list of origins such as https://app.example.com, or *',
-  })
+  @IsListOf(
+    /^(\*|https?:\/\/[^\s,/]+)$/,
+    'must be a comma-separated list of origins such as https://app.example.com, or *',
+  )
   CORS_ORIGINS: string[] = [];
 
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @IsTrueOrFalse()
   METRICS_ENABLED: boolean = true;
 
   @IsOptional()
