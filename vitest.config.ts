@@ -1,19 +1,18 @@
 import { defineConfig } from 'vitest/config';
 import {
-  EVERY_TEST_ASSERTS,
   e2eOnFastifyProject,
   e2eProject,
   imageProject,
   reliabilityProjects,
   repositoryProject,
+  SUITE_SETTINGS,
   unitProjects,
 } from './test/support/vitest-projects.js';
 
 export default defineConfig({
   test: {
-    globals: true,
+    ...SUITE_SETTINGS,
     root: './',
-    setupFiles: [EVERY_TEST_ASSERTS],
     // Three files at once, from every project but capacity (which runs alone, one file at a
     // time, after them): one file at a time kept this 2-core machine 45-70% busy; two took the
     // unit, e2e, e2e-fastify and repository projects from 403 s to 269 s quiet. With the

@@ -66,6 +66,12 @@ describe('the test runner exit code, with the embedded PostgreSQL started', () =
     ['e2e', 'failing-setup', /Tests\s+1 skipped \(1\)|Tests\s+1 failed/],
     ['e2e', 'failing-teardown', /Errors|afterAll/],
     ['capacity', 'failing-test', /Tests\s+1 failed \(1\)/],
+    // Nothing in it throws: the suite's every-test-asserts setup fails it.
+    [
+      'e2e',
+      'asserting-nothing',
+      /expected any number of assertion, but got none[\s\S]*Tests\s+1 failed \(1\)/,
+    ],
   ])(
     'is non-zero when the %s fixture %s fails',
     async (project, filter, summary) => {

@@ -4,8 +4,16 @@ import {
   type TestProjectInlineConfiguration,
 } from 'vitest/config';
 
-/** Set up before each test of every project: a test without an assertion fails. */
-export const EVERY_TEST_ASSERTS = 'test/support/every-test-asserts.ts';
+/**
+ * What every run of the suite's projects shares, whatever its root: Vitest's globals, and a
+ * setup before each test of every project that fails a test without an assertion
+ * (test/support/every-test-asserts.ts). vitest.config.ts, stryker.vitest.config.ts and the
+ * exit-code check's fixtures all take it from here.
+ */
+export const SUITE_SETTINGS = {
+  globals: true,
+  setupFiles: ['test/support/every-test-asserts.ts'],
+};
 
 /**
  * The test projects, defined once: vitest.config.ts runs them on the real specs, and the
