@@ -42,6 +42,16 @@ const EXIT_WITHIN_MS = 3_000 + 10_000 + 2_000;
 // takes (Patroni's promotion, a rewind), polled every 100 ms.
 const READY_WITHIN_MS = 120_000;
 
+/** HAProxy's own account of its replicas going DOWN and UP, with the check's reason. */
+const serverChanges = (log: string) => [
+  ...new Set(
+    log
+      .split('\n')
+      .filter((line) => / is (UP|DOWN)\b/.test(line))
+      .map((line) => line.replace(/^.*?Server /, '')),
+  ),
+];
+
 interface Roll {
   replica: string;
   exitCode: number | null;
@@ -238,7 +248,8 @@ describe('a rollout while the primary dies: two replicas behind HAProxy (HTTP, n
           )
           .join('; ') +
         `; Patroni resumed at ${since(resumedAt)} ms; the first new replica answered first at ${since(firstAnswerAt)} ms, ${direct503} times 503 ` +
-        `(scenario ${Math.round((performance.now() - started) / 1000)} s)\n`,
+        `(scenario ${Math.round((performance.now() - started) / 1000)} s); ` +
+        `HAProxy: ${serverChanges(front.log).join('; ')}\n`,
     );
 
     // Every request through HAProxy answered by the service: 200, or its 503 with the
