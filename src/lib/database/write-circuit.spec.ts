@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { Pool } from 'pg';
 import { eventually } from '../../../test/support/poll.js';
 import { DatabaseDeadlineError, DatabaseDownError } from './database-errors.js';
@@ -127,6 +129,40 @@ describe('WriteCircuit', () => {
     expect(probesWhileDown).toBeGreaterThan(0);
     expect(statements.every((sql) => sql.includes('commit_probe'))).toBe(true);
     await expect(health.write(async () => 'written')).resolves.toBe('written');
+  });
+
+  it("probes in no request's trace context, though a request's write found the database down", async () => {
+    context.setGlobalContextManager(
+      new AsyncLocalStorageContextManager().enable(),
+    );
+    try {
+      const { health, answers } = database();
+      // The span each probe found active: pg's instrumentation would make the probe its child.
+      const activeAtProbe: (string | undefined)[] = [];
+      answers(() => {
+        activeAtProbe.push(trace.getActiveSpan()?.spanContext().spanId);
+        return Promise.reject(unavailable());
+      });
+      const request = trace.wrapSpanContext({
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: 'b7ad6b7169203331',
+        traceFlags: 1,
+      });
+      await context.with(trace.setSpan(ROOT_CONTEXT, request), async () => {
+        expect(trace.getActiveSpan()).toBe(request);
+        await expect(
+          health.write(() => Promise.reject(unavailable())),
+        ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      });
+      await eventually('two probes', () =>
+        activeAtProbe.length >= 2 ? true : undefined,
+      );
+      expect(activeAtProbe.slice(0, 2)).toEqual([undefined, undefined]);
+      answers(async () => ({ rows: [] }));
+      await untilUp(health);
+    } finally {
+      context.disable();
+    }
   });
 
   it('a lost connection alone is not the database down: a probe that commits keeps writes going', async () => {

@@ -1,4 +1,5 @@
 import { type BeforeApplicationShutdown, Logger } from '@nestjs/common';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Pool } from 'pg';
 import { queryWithin } from './bounded-query.js';
 import {
@@ -105,11 +106,16 @@ export class WriteCircuit implements BeforeApplicationShutdown {
     this.closed = true;
   }
 
-  /** One commit, shared by whoever asks while it runs; its outcome decides up or down. */
+  /**
+   * One commit, shared by whoever asks while it runs; its outcome decides up or down. Shared,
+   * it is in no request's trace: nor are the probes that follow it while the database is down.
+   */
   private probe(): Promise<void> {
-    this.inFlight ??= this.commit().finally(() => {
-      this.inFlight = undefined;
-    });
+    this.inFlight ??= context
+      .with(ROOT_CONTEXT, () => this.commit())
+      .finally(() => {
+        this.inFlight = undefined;
+      });
     return this.inFlight;
   }
 

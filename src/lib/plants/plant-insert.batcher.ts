@@ -1,3 +1,4 @@
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import {
   DatabaseDeadlineError,
   isCausedByOneRow,
@@ -127,7 +128,16 @@ export class PlantInsertBatcher {
     });
   }
 
+  /**
+   * In no request's trace context: called in the turn of whichever create set it going, its
+   * statements, and the flushes their answers schedule, would all run in that request's
+   * context, and a host's pg instrumentation would record every later statement in its trace.
+   */
   private flush(): void {
+    context.with(ROOT_CONTEXT, () => this.sendWaiting());
+  }
+
+  private sendWaiting(): void {
     this.dropUnwanted();
     while (this.queue.length > 0 && this.inFlight < MAX_BATCHES_IN_FLIGHT) {
       const batch = this.queue.splice(0, MAX_BATCH_ROWS);

@@ -20,6 +20,7 @@ import {
 } from '../../../test/support/plants-in-memory.js';
 import type { NewPlant } from './dto/new-plant.dto.js';
 import { CreateTracing } from './create-tracing.js';
+import { PlantInsertBatcher, type PlantRow } from './plant-insert.batcher.js';
 import type { PlantsService } from './plants.service.js';
 
 const exporter = new InMemorySpanExporter();
@@ -115,6 +116,62 @@ describe('the spans of PlantsService and the insert batcher, with an SDK', () =>
     );
     await flushed();
     expect(finished).toEqual([]);
+  });
+
+  it("sends an untraced create's statement in no request's context, though a traced create's statement set it going", async () => {
+    // What each statement finds active: pg's instrumentation would make its span a child of
+    // it, and so record every later statement in an old request's trace (issue 43's 1%).
+    const activeAt: Record<string, string | undefined> = {};
+    const held: (() => void)[] = [];
+    const batcher = new PlantInsertBatcher(
+      async (rows: PlantRow[]) => {
+        activeAt[rows.map(({ id }) => id).join()] = trace
+          .getActiveSpan()
+          ?.spanContext().spanId;
+        await new Promise<void>((resolve) => held.push(resolve));
+        return new Set(rows.map(({ id }) => id));
+      },
+      { maxRows: 100, maxWaitMs: 60_000 },
+    );
+    const insert = (id: number) =>
+      batcher.insert({
+        row: { id: String(id), name: 'Fern', tag: null },
+        deadline: Date.now() + 60_000,
+        tracing: CreateTracing.start(),
+      });
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    // A recorded request's create, then three untraced ones, a statement each: every slot busy.
+    let requestSpan: string | undefined;
+    const traced = inRequest(() => {
+      requestSpan = trace.getActiveSpan()?.spanContext().spanId;
+      return insert(1);
+    });
+    const untraced = [];
+    for (const id of [2, 3, 4]) {
+      await nextTurn();
+      untraced.push(insert(id));
+    }
+    await nextTurn();
+    // Queued behind them, and sent once the traced create's statement answers.
+    untraced.push(insert(5));
+    await nextTurn();
+    held.shift()!();
+    await traced;
+    while (!('5' in activeAt)) await nextTurn();
+    for (const release of held.splice(0)) release();
+    await Promise.all(untraced);
+    while (held.length > 0) held.shift()!();
+
+    await flushed();
+    const [batch] = named('plants.insert_batch');
+    expect(requestSpan).toBeDefined();
+    expect(activeAt).toEqual({
+      '1': batch.spanContext().spanId,
+      '2': undefined,
+      '3': undefined,
+      '4': undefined,
+      '5': undefined,
+    });
   });
 
   it('makes one plants.insert_batch span for the creates of one statement, each linked both ways', async () => {
