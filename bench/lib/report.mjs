@@ -355,7 +355,7 @@ function formatTracing(tracing) {
   return [
     '### Tracing (issue 43)',
     '',
-    `The service alone on core 1 as in the production topology, c=${tracing.connections}, ${tracing.seconds} s per turn, ${tracing.rounds} rounds in rotating order; each variant's CPU per create over tracing off's in the same round, the median of the rounds.`,
+    `The service alone on core 1 as in the production topology, c=${tracing.connections}, ${tracing.warmupSeconds} s of warm-up and ${tracing.seconds} s measured per turn, ${tracing.rounds} rounds in rotating order; each variant's CPU per create over tracing off's in the same round, the median of the rounds.`,
     '',
     '| tracing | CPU us/create | × off | each round | target |',
     '| --- | ---: | ---: | --- | --- |',

@@ -22,6 +22,9 @@ const HELP = `npm run bench -- [options]
   --skip-tracing   no tracing cost (the service with tracing off, on at 100%, on at 1%)
   --tracing-only   only the tracing cost (production topology), after the start-up times
   --tracing-versus DIST  a build from before tracing beside the tracing cost's variants
+  --tracing-warmup S  each tracing turn's warm-up (default 60, quick 1): at 1% the recorded
+                   path is taken a few dozen times a second, and V8 compiles it over about a
+                   minute; 3, the other scenarios' warm-up, measures that first minute
   --skip-build     use the existing dist/ (after a build of the current source)
   --skip-startup   no start-up times (an A/B of the references does not need them)
   --cpu-prof       start the service with --cpu-prof (profiles in bench/results/profiles;
@@ -43,7 +46,11 @@ embedded PostgreSQL in a temporary directory.
  */
 export function runOptions() {
   const flags = commandLine({
-    numbers: { runs: undefined, 'idle-wait': undefined },
+    numbers: {
+      runs: undefined,
+      'idle-wait': undefined,
+      'tracing-warmup': undefined,
+    },
     flags: [
       'quick',
       'skip-preload',
@@ -75,6 +82,7 @@ export function runOptions() {
   const options = {
     runs: flags.runs ?? (quick ? 1 : 3),
     warmupSeconds: quick ? 1 : 3,
+    tracingWarmupSeconds: flags['tracing-warmup'] ?? (quick ? 1 : 60),
     seconds: quick ? 3 : 10,
     openWarmupSeconds: quick ? 1 : 3,
     openSeconds: quick ? 3 : 10,

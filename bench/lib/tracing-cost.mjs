@@ -147,5 +147,12 @@ export async function tracingCost(
         `${row.ratioToOff.toFixed(3)}x tracing off (each round: ${row.ratios.map((x) => x.toFixed(3)).join(' ')})`,
     );
   log(`tracing: the OTLP sink took ${sink.exports} exports`);
-  return { connections: CONNECTIONS, seconds, rounds, turns, summary };
+  return {
+    connections: CONNECTIONS,
+    warmupSeconds,
+    seconds,
+    rounds,
+    turns,
+    summary,
+  };
 }

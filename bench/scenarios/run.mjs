@@ -57,7 +57,7 @@ async function main() {
     ? null
     : await tracingCost(ctx, {
         rounds: options.runs,
-        warmupSeconds: options.warmupSeconds,
+        warmupSeconds: options.tracingWarmupSeconds,
         seconds: options.referenceSeconds,
         versus: flags['tracing-versus'],
         log,
