@@ -39,31 +39,49 @@ export function pinLoadAndDatabase(ctx) {
  * `connections`, then, once PostgreSQL is quiet, measured for `seconds`. Returns
  * measuredClosedLoop's window.
  */
-export async function pinnedTurn(
+export async function pinnedTurn(ctx, server, options) {
+  const [measured] = await pinnedTurns(ctx, [server], options);
+  return measured;
+}
+
+/**
+ * pinnedTurn for several servers at once, all on core 1, each under its own closed loop at
+ * `connections` from the run's one workload (so no id is sent twice), warmed up and measured
+ * over the same windows: whatever the host does meanwhile, it does to each of them, so
+ * their ratios hold where turns one after another move by a third (tracing-cost.mjs).
+ */
+export async function pinnedTurns(
   ctx,
-  server,
+  servers,
   { flags = [], connections, warmupSeconds, seconds, logFile },
 ) {
   if (await tableExists(ctx.pool)) await emptyTable(ctx.pool);
-  const started = await startServer({
-    name: server.name,
-    args: serviceArgs(flags, server.main),
-    env: benchmarkSettings(ctx.databaseUrl, ctx.token, server.env),
-    logFile,
-  });
+  const started = [];
   try {
-    pinProcessTree(started.pid, SERVER_CPU);
-    const load = {
-      url: started.url,
-      token: ctx.token,
-      workload: ctx.workload,
-      connections,
-    };
-    await closedLoop({ ...load, seconds: warmupSeconds });
+    for (const server of servers)
+      started.push(
+        await startServer({
+          name: server.name,
+          args: serviceArgs(flags, server.main),
+          env: benchmarkSettings(ctx.databaseUrl, ctx.token, server.env),
+          logFile,
+        }),
+      );
+    const loads = started.map(({ pid, url }) => {
+      pinProcessTree(pid, SERVER_CPU);
+      return { url, token: ctx.token, workload: ctx.workload, connections };
+    });
+    await Promise.all(
+      loads.map((load) => closedLoop({ ...load, seconds: warmupSeconds })),
+    );
     await waitForQuiet(ctx.pool);
-    return await measuredClosedLoop(started.pid, { ...load, seconds });
+    return await Promise.all(
+      started.map(({ pid }, i) =>
+        measuredClosedLoop(pid, { ...loads[i], seconds }),
+      ),
+    );
   } finally {
-    await started.stop();
+    await Promise.all(started.map((server) => server.stop()));
   }
 }
 

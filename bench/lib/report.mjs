@@ -355,7 +355,7 @@ function formatTracing(tracing) {
   return [
     '### Tracing (issue 43)',
     '',
-    `The service alone on core 1 as in the production topology, c=${tracing.connections}, ${tracing.warmupSeconds} s of warm-up and ${tracing.seconds} s measured per turn, ${tracing.rounds} rounds in rotating order; each variant's CPU per create over tracing off's in the same round, the median of the rounds.`,
+    `Each variant beside tracing off, both services on core 1 at once (the load and PostgreSQL on core 0, as in the production topology), c=${tracing.connections} each, ${tracing.warmupSeconds} s of warm-up and ${tracing.seconds} s measured over the same windows, ${tracing.rounds} rounds in rotating order; each variant's CPU per create over tracing off's beside it, the median of the rounds. Off's row is the median of its sides.`,
     '',
     '| tracing | CPU us/create | × off | each round | target |',
     '| --- | ---: | ---: | --- | --- |',
