@@ -1,7 +1,7 @@
 // One measured turn in the production topology (bench/README.md): the server alone on core
 // 1; this process (the load generator) and PostgreSQL on core 0, as other machines are in
-// production. The refusal cost (scenarios/refusal-cost.mjs) and the tracing cost
-// (tracing-cost.mjs) measure their servers this way.
+// production. The refusal cost (scenarios/refusal-cost.mjs) measures its servers this way;
+// the tracing cost (tracing-cost.mjs) two at once, side by side on core 1 (pinnedTurns).
 import { execFileSync } from 'node:child_process';
 import { pinProcessTree } from '../../test-kit/process-tree.mjs';
 import { closedLoop, measuredClosedLoop } from './closed-loop.mjs';

@@ -49,21 +49,25 @@ export async function startPlainPostgres(): Promise<PlainPostgres> {
     userInfo().uid === 0 ? { uid: await id('-u'), gid: await id('-g') } : {};
   const pgCtlDo = (...args: string[]) =>
     run(pgCtl, [...args, '-D', cluster], user);
-  await pgCtlDo(
-    'start',
-    '--wait',
-    '-o',
-    `-p ${port}`,
-    '-l',
-    join(cluster, 'server.log'),
-  );
-  return {
-    url: embeddedDatabaseUrl(password, port),
-    async stop() {
-      await pgCtlDo('stop', '--wait', '-m', 'immediate').catch(() => undefined);
-      await rm(folder, { recursive: true, force: true });
-    },
+  const stop = async () => {
+    await pgCtlDo('stop', '--wait', '-m', 'immediate').catch(() => undefined);
+    await rm(folder, { recursive: true, force: true });
   };
+  try {
+    await pgCtlDo(
+      'start',
+      '--wait',
+      '-o',
+      `-p ${port}`,
+      '-l',
+      join(cluster, 'server.log'),
+    );
+  } catch (error) {
+    // pg_ctl gave up waiting on a loaded machine: the server may be up all the same.
+    await stop();
+    throw error;
+  }
+  return { url: embeddedDatabaseUrl(password, port), stop };
 }
 
 /**
@@ -71,12 +75,16 @@ export async function startPlainPostgres(): Promise<PlainPostgres> {
  * last. Read `server()` inside a test or hook.
  */
 export function usePlainPostgres(): () => PlainPostgres {
+  let starting: Promise<PlainPostgres> | undefined;
   let postgres: PlainPostgres | undefined;
   beforeAll(async () => {
-    postgres = await startPlainPostgres();
+    starting = startPlainPostgres();
+    postgres = await starting;
   }, 120_000);
   afterAll(async () => {
-    await postgres?.stop();
+    // A start that outlived beforeAll's timeout is stopped too, not left running orphaned.
+    const started = await starting?.catch(() => undefined);
+    await started?.stop();
   }, 60_000);
   return () => {
     if (postgres === undefined) throw new Error('no plain PostgreSQL yet');
