@@ -144,6 +144,8 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       sent: sentAt(attempt),
       at: answeredAt(attempt),
     }));
+    // The plain client's commits beside the service: a fresh connection through HAProxy each.
+    const plainCommits = commits.seen.map(({ value }) => value);
     const figures: EventFigures[] = events.map(({ event, at, from }, index) => {
       const until = events[index + 1]?.at ?? Infinity;
       const since = (time: number | undefined) =>
@@ -159,10 +161,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
             ([server, state]) => server !== from.name && state === 'UP',
           ),
       );
-      const commit = backAfter(
-        commits.seen.map(({ value }) => value),
-        at,
-      );
+      const commit = backAfter(plainCommits, at);
       // The service's first create sent once the database was seen failing, and
       // /health's first 200 after its first 503 from then.
       const createdAt =
@@ -196,15 +195,13 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
       );
       // The database's own share: a plain client beside the service, a fresh connection
       // through HAProxy for each commit, in the same window.
-      const plainFailed = commits.seen
-        .map(({ value }) => value)
-        .filter(
-          (plain) =>
-            commit !== undefined &&
-            !plain.ok &&
-            plain.started >= at &&
-            plain.started < commit.backAt,
-        );
+      const plainFailed = plainCommits.filter(
+        (plain) =>
+          commit !== undefined &&
+          !plain.ok &&
+          plain.started >= at &&
+          plain.started < commit.backAt,
+      );
       return {
         event,
         promotedMs: since(promoted?.at),
@@ -214,11 +211,7 @@ describe('a highly available PostgreSQL (Patroni, strict synchronous mode, HAPro
         createsWithinMs:
           commit && createdAt !== undefined
             ? Math.round(
-                createsAgainWithin(
-                  commits.seen.map(({ value }) => value),
-                  commit.backAt,
-                  createdAt,
-                ),
+                createsAgainWithin(plainCommits, commit.backAt, createdAt),
               )
             : undefined,
         readyMs: since(ready?.backAt),

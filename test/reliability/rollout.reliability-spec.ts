@@ -188,10 +188,8 @@ describe('a rollout while the primary dies: two replicas behind HAProxy (HTTP, n
       ({ value, at }) =>
         at > resumedAt && Object.values(value).some((state) => state === 'UP'),
     )?.at;
-    const commit = backAfter(
-      commits.seen.map(({ value }) => value),
-      killedAt,
-    );
+    const plainCommits = commits.seen.map(({ value }) => value);
+    const commit = backAfter(plainCommits, killedAt);
     const firstCreate = (book: Ledger, start: number, after: number) => {
       const times = book.attempts
         .filter(
@@ -217,7 +215,6 @@ describe('a rollout while the primary dies: two replicas behind HAProxy (HTTP, n
     ).length;
     const directCreatedAt =
       commit && firstCreate(direct, directStart, commit.failedAt);
-    const plainCommits = commits.seen.map(({ value }) => value);
     const createsWithin = (at: number | undefined) =>
       commit && at !== undefined
         ? Math.round(createsAgainWithin(plainCommits, commit.backAt, at))
